@@ -1,0 +1,64 @@
+# shellcheck shell=bash
+# Installs the pinned build toolchain when it is missing and exports the variables
+# that point worker-build and wrangler at it. Sourced by scripts/dev and scripts/test.
+#
+# Why worker-build is handed its helpers: it normally downloads wasm-bindgen, wasm-opt
+# and esbuild from GitHub, which this kind of machine cannot reach. Everything here
+# comes from crates.io or the npm registry instead, at exact versions, into a cache
+# outside the repo (no package.json in the repo), and is skipped when already there.
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TOOLS=${HANDOFF_TOOLS:-$HOME/.cache/handoff-mcp}
+
+WORKER_BUILD_VERSION=0.8.7
+WRANGLER_VERSION=4.86.0   # the newest wrangler that runs on Node 20
+BINARYEN_VERSION=132.0.0  # wasm-opt 132, the version worker-build 0.8.7 expects
+ESBUILD_VERSION=0.28.2    # the version worker-build 0.8.7 expects
+# wasm-bindgen-cli must match the wasm-bindgen library in Cargo.lock exactly.
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock")
+
+log() { printf '[toolchain] %s\n' "$*" >&2; }
+
+ensure_wasm_target() {
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    log "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown >&2
+  fi
+}
+
+# cargo_tool CRATE VERSION BINARY: cargo install into $TOOLS/cargo unless that version is there.
+cargo_tool() {
+  local crate=$1 version=$2 bin=$3 stamp="$TOOLS/cargo/.$1-$2"
+  if [[ ! -x "$TOOLS/cargo/bin/$bin" || ! -f "$stamp" ]]; then
+    log "installing $crate $version (once; a few minutes)"
+    cargo install --quiet --locked --force --root "$TOOLS/cargo" "$crate" --version "=$version" >&2
+    touch "$stamp"
+  fi
+}
+
+npm_tools() {
+  local want="wrangler@$WRANGLER_VERSION binaryen@$BINARYEN_VERSION esbuild@$ESBUILD_VERSION"
+  local stamp="$TOOLS/npm/.installed"
+  if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+    log "installing $want (once)"
+    mkdir -p "$TOOLS/npm"
+    [[ -f "$TOOLS/npm/package.json" ]] || echo '{"name":"handoff-mcp-tools","private":true}' >"$TOOLS/npm/package.json"
+    # shellcheck disable=SC2086
+    (cd "$TOOLS/npm" && npm install --silent --no-audit --no-fund --save-exact $want >&2)
+    echo "$want" >"$stamp"
+  fi
+}
+
+ensure_wasm_target
+cargo_tool worker-build "$WORKER_BUILD_VERSION" worker-build
+cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen
+npm_tools
+
+export PATH="$TOOLS/cargo/bin:$TOOLS/npm/node_modules/.bin:$PATH"
+export WASM_BINDGEN_BIN="$TOOLS/cargo/bin/wasm-bindgen"
+export WASM_OPT_BIN="$TOOLS/npm/node_modules/binaryen/bin/wasm-opt"
+export ESBUILD_BIN="$TOOLS/npm/node_modules/@esbuild/linux-x64/bin/esbuild"
+export WRANGLER="$TOOLS/npm/node_modules/.bin/wrangler"
+export WRANGLER_SEND_METRICS=false

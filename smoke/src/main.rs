@@ -1,0 +1,73 @@
+//! The smoke entry point: a black-box client that runs every check against a running handoff-mcp
+//! and prints the tally. It shares no code with the server, so the two cannot share a bug.
+
+mod checks;
+mod client;
+mod http;
+mod protocol;
+mod routes;
+mod scenario;
+mod tools;
+
+use std::env;
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::checks::Checks;
+use crate::client::{Era, Session};
+use crate::http::Target;
+
+const USAGE: &str = "usage: smoke <BASE_URL>   (for example http://127.0.0.1:8787/<token>)";
+
+fn main() -> ExitCode {
+    let args = env::args().skip(1).collect::<Vec<_>>();
+    let [raw] = args.as_slice() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let target = match Target::parse(raw) {
+        Ok(target) => target,
+        Err(err) => {
+            eprintln!("smoke: {err}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+
+    let mut checks = Checks::default();
+    routes::run(&mut checks, &target);
+    for era in Era::ALL {
+        run_era(&mut checks, &target, era);
+    }
+
+    checks::say(&checks.summary());
+    if checks.failed() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Everything one era must pass: the scenario on a fresh project, tools/list, and its own errors.
+fn run_era(checks: &mut Checks, target: &Target, era: Era) {
+    let tag = era.version();
+    let project = format!("smoke-{}-{}", &tag[..4], unix_nanos());
+    let mut open = |who: &str, checks: &mut Checks| -> Box<dyn Session> {
+        Box::new(protocol::open(checks, target, era, who))
+    };
+    scenario::run(checks, tag, &project, &mut open);
+
+    // D is a fourth client, so these checks do not lean on the scenario's clients.
+    let mut d = protocol::open(checks, target, era, "D");
+    protocol::tools_list(checks, tag, "D", &mut d);
+    match era {
+        Era::Modern => protocol::modern_errors(checks, "D", &mut d),
+        Era::Legacy => protocol::ping(checks, "D", &mut d),
+    }
+}
+
+/// A fresh suffix per run, so repeated runs against one database never see each other's tasks.
+fn unix_nanos() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos())
+}

@@ -1,0 +1,117 @@
+//! JSON-RPC 2.0: message shapes, ids and the error-code table. Knows nothing of MCP methods.
+//! An id is echoed exactly as it came (0 is a valid id); `null` is used only when no id can be read.
+
+use serde_json::{json, Map, Value as Json};
+
+pub const PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
+pub const METHOD_NOT_FOUND: i64 = -32601;
+pub const INVALID_PARAMS: i64 = -32602;
+pub const INTERNAL_ERROR: i64 = -32603;
+/// Implementation-defined; what 2025-era servers send for a bad MCP-Protocol-Version header.
+pub const LEGACY_BAD_REQUEST: i64 = -32000;
+/// 2026-07-28: an HTTP header disagrees with the body, or a required one is missing.
+pub const HEADER_MISMATCH: i64 = -32020;
+/// 2026-07-28: the request names a protocol version this server does not serve.
+pub const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// A JSON-RPC error object plus the HTTP status it travels with on Streamable HTTP.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Json>,
+    pub http_status: u16,
+}
+
+impl RpcError {
+    pub fn new(code: i64, message: impl Into<String>, http_status: u16) -> Self {
+        RpcError { code, message: message.into(), data: None, http_status }
+    }
+
+    pub fn with_data(mut self, data: Json) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    pub fn to_json(&self, id: &Json) -> Json {
+        let mut error = Map::new();
+        error.insert("code".into(), self.code.into());
+        error.insert("message".into(), self.message.clone().into());
+        if let Some(data) = &self.data {
+            error.insert("data".into(), data.clone());
+        }
+        json!({"jsonrpc": "2.0", "id": id, "error": error})
+    }
+}
+
+pub fn success(id: &Json, result: Json) -> Json {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+/// What one parsed JSON value is, as JSON-RPC sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Message<'a> {
+    Request { id: &'a Json, method: &'a str, params: Option<&'a Json> },
+    Notification { method: &'a str, params: Option<&'a Json> },
+    /// A response (result or error) posted by the client: accepted and ignored.
+    Response,
+}
+
+/// Classifies one message. On failure returns the id to echo (if one could be read).
+pub fn classify(value: &Json) -> Result<Message<'_>, Json> {
+    let Some(obj) = value.as_object() else {
+        return Err(Json::Null);
+    };
+    let id = obj.get("id");
+    let readable_id = id.filter(|id| is_valid_id(id)).cloned().unwrap_or(Json::Null);
+    if obj.get("jsonrpc").and_then(Json::as_str) != Some("2.0") {
+        return Err(readable_id);
+    }
+    let params = obj.get("params");
+    if params.is_some_and(|p| !p.is_object() && !p.is_array()) {
+        return Err(readable_id);
+    }
+    match (obj.get("method"), id) {
+        (Some(Json::String(method)), None) => Ok(Message::Notification { method, params }),
+        (Some(Json::String(method)), Some(id)) if is_valid_id(id) => Ok(Message::Request { id, method, params }),
+        (None, Some(id)) if is_valid_id(id) && (obj.contains_key("result") || obj.contains_key("error")) => {
+            Ok(Message::Response)
+        }
+        _ => Err(readable_id),
+    }
+}
+
+/// MCP ids are strings or numbers, never null.
+fn is_valid_id(id: &Json) -> bool {
+    id.is_string() || id.is_number()
+}
+
+/// Reads the id of a message that may be malformed, for error replies.
+pub fn id_of(value: &Json) -> Json {
+    value.get("id").filter(|id| is_valid_id(id)).cloned().unwrap_or(Json::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_is_a_valid_id() {
+        let msg = json!({"jsonrpc": "2.0", "id": 0, "method": "ping"});
+        assert_eq!(classify(&msg), Ok(Message::Request { id: &json!(0), method: "ping", params: None }));
+    }
+
+    #[test]
+    fn null_id_and_wrong_version_are_invalid() {
+        assert_eq!(classify(&json!({"jsonrpc": "2.0", "id": null, "method": "ping"})), Err(Json::Null));
+        assert_eq!(classify(&json!({"jsonrpc": "1.0", "id": 7, "method": "ping"})), Err(json!(7)));
+        assert_eq!(classify(&json!({"jsonrpc": "2.0", "id": 7, "method": 5})), Err(json!(7)));
+        assert_eq!(classify(&json!({"jsonrpc": "2.0", "id": 7, "method": "x", "params": 3})), Err(json!(7)));
+    }
+
+    #[test]
+    fn posted_responses_are_recognised() {
+        assert_eq!(classify(&json!({"jsonrpc": "2.0", "id": "a", "result": {}})), Ok(Message::Response));
+    }
+}

@@ -1,0 +1,16 @@
+//! handoff-mcp: a remote MCP server that keeps one project pointed at its North Star across
+//! chat generations. The core below is pure and host-testable; `worker` is the Workers shell.
+//! Modules in reading order, from the domain out to the wire.
+
+pub mod model;
+pub mod render;
+pub mod store;
+pub mod tools;
+pub mod jsonrpc;
+pub mod protocol;
+pub mod dispatch;
+pub mod config;
+pub mod http;
+
+#[cfg(target_arch = "wasm32")]
+mod worker;

@@ -1,0 +1,56 @@
+//! Domain types: what a project's state is, independent of SQL and of the wire.
+//! Nothing here knows JSON-RPC, HTTP or D1.
+
+/// What kind of work a task is. `Cleanup` and `Record` are deferred ("demoted"): they wait until
+/// the North Star is reached. `Main` tasks are kept but never listed by get_state, so the focus
+/// stays the one thing to do now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Main,
+    Cleanup,
+    Record,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Main, Kind::Cleanup, Kind::Record];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Main => "main",
+            Kind::Cleanup => "cleanup",
+            Kind::Record => "record",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Deferred kinds are stored with demoted = 1.
+    pub fn demoted(self) -> bool {
+        !matches!(self, Kind::Main)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Focus {
+    pub statement: String,
+    pub why: Option<String>,
+}
+
+/// An open deferred task as get_state lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deferred {
+    pub id: String,
+    pub kind: Kind,
+    pub body: String,
+}
+
+/// Everything get_state shows about one project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct State {
+    pub project_id: String,
+    pub north_star: String,
+    pub focus: Option<Focus>,
+    pub deferred: Vec<Deferred>,
+}

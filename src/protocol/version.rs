@@ -1,0 +1,85 @@
+//! Protocol versions: the eras, negotiation, and every comparison of version strings.
+//! Nothing outside this file compares a version string.
+
+/// The stateless revision: per-request `_meta`, no initialize, no sessions.
+pub const MODERN: &str = "2026-07-28";
+/// Modern versions this server serves (what `server/discover` lists).
+pub const SUPPORTED_MODERN: &[&str] = &[MODERN];
+/// 2024/2025-era versions served over the same endpoint through `initialize`, newest first.
+pub const SUPPORTED_LEGACY: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/// What a legacy request without an MCP-Protocol-Version header is taken to speak.
+pub const HEADERLESS_LEGACY: &str = "2025-03-26";
+
+/// Which rules a request is served under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// 2026-07-28 and later: results carry `resultType`, `_meta` serverInfo and cache hints.
+    Modern,
+    /// 2024-11-05 … 2025-11-25, through initialize (sessions are never minted).
+    Legacy(&'static str),
+}
+
+/// A version string that claims the stateless revision or later. Dates compare as strings;
+/// anything that does not look like a date ("v999.0.0") sorts after them and so is modern too,
+/// which is what makes it an *unsupported* modern claim rather than a legacy one.
+pub fn is_modern_claim(version: &str) -> bool {
+    version >= MODERN
+}
+
+pub fn is_supported_modern(version: &str) -> bool {
+    SUPPORTED_MODERN.contains(&version)
+}
+
+pub fn supported_legacy(version: &str) -> Option<&'static str> {
+    SUPPORTED_LEGACY.iter().copied().find(|v| *v == version)
+}
+
+/// initialize's answer: echo the requested version if it is a legacy one we serve, else our
+/// newest legacy version (never the modern one: initialize is the legacy handshake).
+pub fn negotiate_legacy(requested: Option<&str>) -> &'static str {
+    requested.and_then(supported_legacy).unwrap_or(SUPPORTED_LEGACY[0])
+}
+
+/// Batching existed only in 2025-03-26 (and is accepted for 2024-11-05 clients too).
+pub fn allows_batches(era: Era) -> bool {
+    matches!(era, Era::Legacy(v) if v <= "2025-03-26")
+}
+
+/// `structuredContent` and `outputSchema` exist from 2025-06-18 on.
+pub fn has_structured_content(era: Era) -> bool {
+    match era {
+        Era::Modern => true,
+        Era::Legacy(v) => v >= "2025-06-18",
+    }
+}
+
+/// Result envelope fields of the stateless revision.
+pub fn has_result_type(era: Era) -> bool {
+    era == Era::Modern
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claims_and_negotiation() {
+        assert!(is_modern_claim("2026-07-28"));
+        assert!(is_modern_claim("2027-01-01"));
+        assert!(is_modern_claim("v999.0.0"));
+        assert!(!is_modern_claim("2025-11-25"));
+        assert_eq!(negotiate_legacy(Some("2025-06-18")), "2025-06-18");
+        assert_eq!(negotiate_legacy(Some("2026-07-28")), "2025-11-25");
+        assert_eq!(negotiate_legacy(Some("1999-01-01")), "2025-11-25");
+        assert_eq!(negotiate_legacy(None), "2025-11-25");
+    }
+
+    #[test]
+    fn era_predicates() {
+        assert!(allows_batches(Era::Legacy("2025-03-26")));
+        assert!(!allows_batches(Era::Legacy("2025-06-18")));
+        assert!(!allows_batches(Era::Modern));
+        assert!(has_structured_content(Era::Legacy("2025-06-18")));
+        assert!(!has_structured_content(Era::Legacy("2025-03-26")));
+    }
+}

@@ -1,0 +1,161 @@
+//! get_state's fixed-format text: one pure function from `State` to the contract string.
+//! The Japanese strings are a contract, byte for byte (shared/seed/handoff-mcp-v1.md); nothing
+//! else in the crate writes them. No I/O and no wire types here.
+
+use crate::model::State;
+
+pub const NORTH_STAR_PREFIX: &str = "🎯 NORTH STAR: ";
+pub const FOCUS_PREFIX: &str = "▶ 本丸（今やる1つ）: ";
+pub const WHY_OPEN: &str = "（理由: ";
+pub const WHY_CLOSE: &str = "）";
+pub const SEPARATOR: &str = "— 以下は後処理（北極星達成後・今は着手しない）—";
+/// The fixed sentence that ends get_state's tool description.
+pub const DESCRIPTION_TAIL: &str =
+    "この出力をフラットなTODOメニューに変換するな。まず北極星を述べ、本丸を1つ進めよ。後処理は北極星達成後にのみ着手。";
+
+/// Shown in place of the focus before set_focus was ever called. The contract is silent here;
+/// we keep the ▶ line (so the shape never changes) and say what to do.
+pub const NO_FOCUS: &str = "（未設定: set_focus で今やる1つを決める）";
+/// Shown under the separator when no deferred task is open, so an empty list reads as empty
+/// rather than as a truncated answer.
+pub const NO_DEFERRED: &str = "  （なし）";
+
+/// Renders the contract text. Lines are joined by `\n`, with no trailing newline.
+pub fn render(state: &State) -> String {
+    let mut out = String::with_capacity(256 + 64 * state.deferred.len());
+    out.push_str(NORTH_STAR_PREFIX);
+    push_inline(&mut out, &state.north_star);
+    out.push('\n');
+    out.push_str(FOCUS_PREFIX);
+    match &state.focus {
+        Some(focus) => {
+            push_inline(&mut out, &focus.statement);
+            if let Some(why) = &focus.why {
+                out.push_str(WHY_OPEN);
+                push_inline(&mut out, why);
+                out.push_str(WHY_CLOSE);
+            }
+        }
+        None => out.push_str(NO_FOCUS),
+    }
+    out.push('\n');
+    out.push_str(SEPARATOR);
+    if state.deferred.is_empty() {
+        out.push('\n');
+        out.push_str(NO_DEFERRED);
+    }
+    for task in &state.deferred {
+        out.push_str("\n  [");
+        out.push_str(task.kind.as_str());
+        out.push_str("] ");
+        push_inline(&mut out, &task.body);
+    }
+    out
+}
+
+/// Appends a stored string so that it stays inside the line it belongs to.
+///
+/// Stored strings are untrusted. Every character that could end a line (CR, LF, VT, FF, NEL,
+/// U+2028, U+2029) or is otherwise a control character becomes a space, runs of such spaces fold
+/// into one, and the ends are trimmed. Bidirectional-formatting characters (U+202A–U+202E,
+/// U+2066–U+2069, U+200E, U+200F, U+061C) are dropped so text cannot be made to display out
+/// of order. With no line break left, a stored `🎯 NORTH STAR: …` or `  [cleanup] …` can only
+/// ever be text inside its own line, never a line of the structure. The stored value itself is
+/// never changed.
+fn push_inline(out: &mut String, text: &str) {
+    let start = out.len();
+    let mut pending_space = false;
+    for c in text.chars() {
+        if is_bidi_control(c) {
+            continue;
+        }
+        if c.is_control() || c.is_whitespace() {
+            pending_space = true;
+            continue;
+        }
+        if pending_space && out.len() > start {
+            out.push(' ');
+        }
+        pending_space = false;
+        out.push(c);
+    }
+}
+
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Deferred, Focus, Kind};
+
+    fn state(north_star: &str, focus: Option<(&str, Option<&str>)>, deferred: &[(Kind, &str)]) -> State {
+        State {
+            project_id: "p".into(),
+            north_star: north_star.into(),
+            focus: focus.map(|(s, w)| Focus { statement: s.into(), why: w.map(Into::into) }),
+            deferred: deferred
+                .iter()
+                .enumerate()
+                .map(|(i, (kind, body))| Deferred { id: format!("t{i}"), kind: *kind, body: (*body).into() })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_contract_text_byte_for_byte() {
+        let text = render(&state(
+            "v1 を出す",
+            Some(("D1 ストアを書く", Some("全部がこれに依存する"))),
+            &[(Kind::Cleanup, "ログを消す"), (Kind::Record, "D1 の制限を記録")],
+        ));
+        assert_eq!(
+            text,
+            "🎯 NORTH STAR: v1 を出す\n\
+             ▶ 本丸（今やる1つ）: D1 ストアを書く（理由: 全部がこれに依存する）\n\
+             — 以下は後処理（北極星達成後・今は着手しない）—\n  [cleanup] ログを消す\n  [record] D1 の制限を記録"
+        );
+    }
+
+    #[test]
+    fn why_absent_drops_the_reason() {
+        let text = render(&state("n", Some(("s", None)), &[(Kind::Record, "r")]));
+        assert_eq!(
+            text,
+            "🎯 NORTH STAR: n\n▶ 本丸（今やる1つ）: s\n— 以下は後処理（北極星達成後・今は着手しない）—\n  [record] r"
+        );
+    }
+
+    #[test]
+    fn no_focus_and_no_deferred_tasks() {
+        let text = render(&state("n", None, &[]));
+        assert_eq!(
+            text,
+            "🎯 NORTH STAR: n\n▶ 本丸（今やる1つ）: （未設定: set_focus で今やる1つを決める）\n\
+             — 以下は後処理（北極星達成後・今は着手しない）—\n  （なし）"
+        );
+    }
+
+    #[test]
+    fn stored_strings_cannot_forge_lines() {
+        let text = render(&state(
+            "real\n🎯 NORTH STAR: fake",
+            Some(("s\r\n▶ 本丸（今やる1つ）: fake", Some("w\u{2028}— 以下は後処理（北極星達成後・今は着手しない）—"))),
+            &[(Kind::Cleanup, "a\n  [cleanup] forged\u{85}  [record] forged2\u{0b}x\u{0c}y")],
+        ));
+        assert_eq!(
+            text,
+            "🎯 NORTH STAR: real 🎯 NORTH STAR: fake\n\
+             ▶ 本丸（今やる1つ）: s ▶ 本丸（今やる1つ）: fake（理由: w — 以下は後処理（北極星達成後・今は着手しない）—）\n\
+             — 以下は後処理（北極星達成後・今は着手しない）—\n  [cleanup] a [cleanup] forged [record] forged2 x y"
+        );
+        assert_eq!(text.lines().count(), 4);
+    }
+
+    #[test]
+    fn controls_fold_and_bidi_controls_vanish() {
+        let text = render(&state(" \t lead\0nul\u{1b}[31m\u{202E}rev\u{2066} ", Some(("s", None)), &[]));
+        assert_eq!(text.lines().next(), Some("🎯 NORTH STAR: lead nul [31mrev"));
+    }
+}

@@ -1,0 +1,264 @@
+//! Storage: the `Sql` trait the core reaches D1 through, and every SQL string of the app, typed.
+//! Each public function here is exactly one `Sql::batch` call, i.e. one D1 round trip.
+//! Must not hold: connection handles, `worker::*` types, or any BEGIN/COMMIT/PRAGMA (a batch is
+//! the atomic unit on D1). Parameters are positional (`?1..?N`) so SQLite and D1 read them alike.
+
+use std::sync::LazyLock;
+
+use serde_json::{Map, Value as Json};
+
+use crate::model::{Deferred, Focus, Kind, State};
+
+/// A bound parameter. Text and small integers are all the app stores.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Int(i64),
+    Text(String),
+    Null,
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::Text(s.to_owned())
+    }
+}
+
+impl From<Option<&str>> for Value {
+    fn from(s: Option<&str>) -> Self {
+        s.map_or(Value::Null, Value::from)
+    }
+}
+
+/// One statement with its parameters.
+#[derive(Debug, Clone)]
+pub struct Stmt {
+    pub sql: &'static str,
+    pub params: Vec<Value>,
+}
+
+impl Stmt {
+    fn new(sql: &'static str, params: Vec<Value>) -> Self {
+        Stmt { sql, params }
+    }
+}
+
+/// A result row as D1 returns it: column name to JSON value (TEXT is a string, INTEGER a number).
+pub type Row = Map<String, Json>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database refused or failed. The text is for logs only, never for clients.
+    #[error("database error: {0}")]
+    Backend(String),
+    /// A row did not have the shape the query promises.
+    #[error("unexpected row shape: {0}")]
+    Decode(&'static str),
+}
+
+/// The storage port. D1 implements it in the Worker, rusqlite in the tests.
+#[allow(async_fn_in_trait)] // Used through generics only; the Worker's futures are not Send.
+pub trait Sql {
+    /// Runs the statements in order as one atomic unit (one D1 batch, one round trip) and
+    /// returns each statement's rows.
+    async fn batch(&self, stmts: Vec<Stmt>) -> Result<Vec<Vec<Row>>, StoreError>;
+}
+
+/// The migration files, in order. They are the only schema.
+pub const MIGRATIONS: &[(&str, &str)] = &[("0001_init.sql", include_str!("../migrations/0001_init.sql"))];
+
+static SCHEMA: LazyLock<Vec<String>> =
+    LazyLock::new(|| MIGRATIONS.iter().flat_map(|(_, sql)| split_sql(sql)).collect());
+
+/// Splits a migration into statements: `--` comments dropped, split on `;`. The migrations
+/// contain no string literal holding `--` or `;`, which a test checks.
+pub fn split_sql(src: &str) -> Vec<String> {
+    let without_comments: String = src
+        .lines()
+        .map(|line| line.split_once("--").map_or(line, |(code, _)| code))
+        .collect::<Vec<_>>()
+        .join("\n");
+    without_comments
+        .split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Creates the schema if it is missing (every statement is IF NOT EXISTS). The Worker calls this
+/// once per isolate, so a fresh database needs no manual step.
+pub async fn ensure_schema(db: &impl Sql) -> Result<(), StoreError> {
+    let stmts = SCHEMA.iter().map(|sql| Stmt::new(sql.as_str(), Vec::new())).collect();
+    db.batch(stmts).await.map(drop)
+}
+
+const PROJECT_EXISTS: &str = "SELECT 1 AS one FROM project WHERE id = ?1";
+const UPSERT_NORTH_STAR: &str = "INSERT INTO project (id, name, north_star) VALUES (?1, ?1, ?2) \
+     ON CONFLICT (id) DO UPDATE SET north_star = excluded.north_star";
+const UPSERT_FOCUS: &str = "INSERT INTO focus (project_id, statement, why) \
+     SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM project WHERE id = ?1) \
+     ON CONFLICT (project_id) DO UPDATE SET statement = excluded.statement, why = excluded.why \
+     RETURNING project_id";
+const INSERT_TASK: &str = "INSERT INTO task (id, project_id, body, kind, demoted, status) \
+     SELECT ?1, ?2, ?3, ?4, ?5, 'open' WHERE EXISTS (SELECT 1 FROM project WHERE id = ?2) \
+     RETURNING id";
+const TASK_BY_ID: &str = "SELECT project_id, kind, status FROM task WHERE id = ?1";
+const COMPLETE_TASK: &str = "UPDATE task SET status = 'done' WHERE id = ?1 AND status <> 'done'";
+const SELECT_PROJECT: &str = "SELECT north_star FROM project WHERE id = ?1";
+const SELECT_FOCUS: &str = "SELECT statement, why FROM focus WHERE project_id = ?1";
+/// Matches the partial index `task_open_deferred` term for term, so SQLite serves it from there.
+pub const SELECT_OPEN_DEFERRED: &str = "SELECT id, kind, body FROM task \
+     WHERE project_id = ?1 AND demoted = 1 AND status = 'open' ORDER BY rowid";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Upsert {
+    Created,
+    Updated,
+}
+
+/// Sets the North Star, creating the project when absent. Reports which happened; the check and
+/// the write share one atomic batch.
+pub async fn set_north_star(db: &impl Sql, project_id: &str, text: &str) -> Result<Upsert, StoreError> {
+    let results = db
+        .batch(vec![
+            Stmt::new(PROJECT_EXISTS, vec![project_id.into()]),
+            Stmt::new(UPSERT_NORTH_STAR, vec![project_id.into(), text.into()]),
+        ])
+        .await?;
+    let existed = !first(&results)?.is_empty();
+    Ok(if existed { Upsert::Updated } else { Upsert::Created })
+}
+
+/// Replaces the project's one focus. `false` when the project does not exist (nothing written).
+pub async fn set_focus(
+    db: &impl Sql,
+    project_id: &str,
+    statement: &str,
+    why: Option<&str>,
+) -> Result<bool, StoreError> {
+    let results = db
+        .batch(vec![Stmt::new(
+            UPSERT_FOCUS,
+            vec![project_id.into(), statement.into(), why.into()],
+        )])
+        .await?;
+    Ok(!first(&results)?.is_empty())
+}
+
+/// Adds a task. `false` when the project does not exist (nothing written).
+pub async fn add_task(db: &impl Sql, id: &str, project_id: &str, body: &str, kind: Kind) -> Result<bool, StoreError> {
+    let params = vec![
+        id.into(),
+        project_id.into(),
+        body.into(),
+        kind.as_str().into(),
+        Value::Int(i64::from(kind.demoted())),
+    ];
+    let results = db.batch(vec![Stmt::new(INSERT_TASK, params)]).await?;
+    Ok(!first(&results)?.is_empty())
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Completion {
+    Unknown,
+    Completed { project_id: String, kind: Kind },
+    AlreadyDone { project_id: String, kind: Kind },
+}
+
+/// Marks a task done. The read of the old status and the update run in one atomic batch, so of
+/// two concurrent calls exactly one sees `Completed`.
+pub async fn complete_task(db: &impl Sql, task_id: &str) -> Result<Completion, StoreError> {
+    let results = db
+        .batch(vec![
+            Stmt::new(TASK_BY_ID, vec![task_id.into()]),
+            Stmt::new(COMPLETE_TASK, vec![task_id.into()]),
+        ])
+        .await?;
+    let Some(row) = first(&results)?.first() else {
+        return Ok(Completion::Unknown);
+    };
+    let project_id = text(row, "project_id")?.to_owned();
+    let kind = kind(row)?;
+    Ok(if text(row, "status")? == "done" {
+        Completion::AlreadyDone { project_id, kind }
+    } else {
+        Completion::Completed { project_id, kind }
+    })
+}
+
+/// Reads everything get_state shows, in one batch. `None` when the project does not exist.
+pub async fn load_state(db: &impl Sql, project_id: &str) -> Result<Option<State>, StoreError> {
+    let mut results = db
+        .batch(vec![
+            Stmt::new(SELECT_PROJECT, vec![project_id.into()]),
+            Stmt::new(SELECT_FOCUS, vec![project_id.into()]),
+            Stmt::new(SELECT_OPEN_DEFERRED, vec![project_id.into()]),
+        ])
+        .await?;
+    if results.len() != 3 {
+        return Err(StoreError::Decode("get_state batch returned the wrong number of results"));
+    }
+    let tasks = results.pop().unwrap_or_default();
+    let focus = results.pop().unwrap_or_default();
+    let project = results.pop().unwrap_or_default();
+    let Some(project) = project.first() else {
+        return Ok(None);
+    };
+    let focus = match focus.first() {
+        Some(row) => Some(Focus {
+            statement: text(row, "statement")?.to_owned(),
+            why: opt_text(row, "why")?.map(str::to_owned),
+        }),
+        None => None,
+    };
+    let deferred = tasks
+        .iter()
+        .map(|row| {
+            Ok(Deferred {
+                id: text(row, "id")?.to_owned(),
+                kind: kind(row)?,
+                body: text(row, "body")?.to_owned(),
+            })
+        })
+        .collect::<Result<_, StoreError>>()?;
+    Ok(Some(State {
+        project_id: project_id.to_owned(),
+        north_star: text(project, "north_star")?.to_owned(),
+        focus,
+        deferred,
+    }))
+}
+
+fn first(results: &[Vec<Row>]) -> Result<&Vec<Row>, StoreError> {
+    results.first().ok_or(StoreError::Decode("batch returned no result"))
+}
+
+fn text<'a>(row: &'a Row, column: &'static str) -> Result<&'a str, StoreError> {
+    row.get(column).and_then(Json::as_str).ok_or(StoreError::Decode(column))
+}
+
+fn opt_text<'a>(row: &'a Row, column: &'static str) -> Result<Option<&'a str>, StoreError> {
+    match row.get(column) {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::String(s)) => Ok(Some(s)),
+        Some(_) => Err(StoreError::Decode(column)),
+    }
+}
+
+fn kind(row: &Row) -> Result<Kind, StoreError> {
+    Kind::parse(text(row, "kind")?).ok_or(StoreError::Decode("kind"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_split_into_statements_without_comments() {
+        let stmts = split_sql(MIGRATIONS[0].1);
+        assert_eq!(stmts.len(), 4);
+        assert!(stmts.iter().all(|s| !s.contains("--")));
+        assert!(stmts[0].starts_with("CREATE TABLE IF NOT EXISTS project"));
+        assert!(stmts[3].starts_with("CREATE INDEX IF NOT EXISTS task_open_deferred"));
+    }
+}

@@ -1,0 +1,9 @@
+//! Native wire tests: raw JSON-RPC in, exact JSON or text out, SQLite loaded from migrations/.
+
+mod support;
+
+mod http_rules;
+mod legacy;
+mod modern;
+mod store;
+mod tools;

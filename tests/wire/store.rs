@@ -1,0 +1,52 @@
+//! Storage properties: one round trip per tool call, and an index behind get_state's list.
+
+use serde_json::json;
+
+use crate::support::Server;
+
+#[test]
+fn every_tool_call_is_one_round_trip() {
+    let s = Server::new();
+    let calls = [
+        ("set_north_star", json!({"project_id": "p", "text": "t"})),
+        ("set_north_star", json!({"project_id": "p", "text": "t2"})),
+        ("set_focus", json!({"project_id": "p", "statement": "s"})),
+        ("add_task", json!({"project_id": "p", "body": "b", "kind": "cleanup"})),
+        ("get_state", json!({"project_id": "p"})),
+        ("complete_task", json!({"task_id": "task-1"})),
+        ("complete_task", json!({"task_id": "nope"})),
+        ("get_state", json!({"project_id": "nope"})),
+    ];
+    for (tool, args) in calls {
+        let before = s.db.batches.get();
+        s.call(tool, args.clone());
+        assert_eq!(s.db.batches.get() - before, 1, "{tool} {args}");
+    }
+    // Bad arguments never reach the database.
+    let before = s.db.batches.get();
+    s.err("add_task", json!({"project_id": "p", "body": "b", "kind": "bogus"}));
+    assert_eq!(s.db.batches.get(), before);
+}
+
+#[test]
+fn the_open_deferred_query_uses_the_partial_index() {
+    let s = Server::new();
+    let plan: Vec<String> = s
+        .db
+        .conn
+        .prepare(&format!("EXPLAIN QUERY PLAN {}", handoff_mcp::store::SELECT_OPEN_DEFERRED))
+        .unwrap()
+        .query_map(["p"], |r| r.get::<_, String>(3))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(plan, ["SEARCH task USING INDEX task_open_deferred (project_id=?)"], "{plan:?}");
+}
+
+#[test]
+fn the_schema_replays_on_a_migrated_database() {
+    let s = Server::new();
+    s.ok("set_north_star", json!({"project_id": "p", "text": "kept"}));
+    crate::support::block_on(handoff_mcp::store::ensure_schema(&s.db)).unwrap();
+    assert!(s.state_text("p").starts_with("🎯 NORTH STAR: kept\n"));
+}

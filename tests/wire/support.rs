@@ -1,0 +1,228 @@
+//! The test harness: the core's HTTP entry over an in-memory SQLite loaded from migrations/,
+//! driven with raw JSON-RPC strings. Tests compare JSON or text; they pin no internal API
+//! beyond `http::serve_mcp`, `Config` and the `Sql` trait.
+
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use handoff_mcp::config::Config;
+use handoff_mcp::http::{self, Headers};
+use handoff_mcp::store::{Row, Sql, Stmt, StoreError, Value};
+use rusqlite::types::ValueRef;
+use serde_json::{json, Map, Value as Json};
+
+pub const MODERN: &str = "2026-07-28";
+
+/// Runs a future that never waits (SQLite answers synchronously).
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
+}
+
+/// SQLite behind the `Sql` trait, with D1's semantics: a batch is one transaction, foreign keys on.
+pub struct Sqlite {
+    pub conn: rusqlite::Connection,
+    /// How many round trips (batches) the core made.
+    pub batches: Cell<usize>,
+    /// When set, every batch fails as a broken database would.
+    pub broken: Cell<bool>,
+}
+
+impl Sqlite {
+    pub fn migrated() -> Sqlite {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch("PRAGMA foreign_keys = ON;").unwrap();
+        let mut files: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for file in files {
+            conn.execute_batch(&std::fs::read_to_string(file).unwrap()).unwrap();
+        }
+        Sqlite { conn, batches: Cell::new(0), broken: Cell::new(false) }
+    }
+
+    /// Every row of every table, for "nothing was written" checks.
+    pub fn dump(&self) -> String {
+        let mut out = String::new();
+        for table in ["project", "focus", "task"] {
+            let mut stmt = self.conn.prepare(&format!("SELECT * FROM {table} ORDER BY rowid")).unwrap();
+            let n = stmt.column_count();
+            let rows = stmt
+                .query_map([], |r| Ok((0..n).map(|i| format!("{:?}", r.get::<_, rusqlite::types::Value>(i).unwrap())).collect::<Vec<_>>().join("|")))
+                .unwrap();
+            for row in rows {
+                out.push_str(&format!("{table}: {}\n", row.unwrap()));
+            }
+        }
+        out
+    }
+}
+
+impl Sql for Sqlite {
+    async fn batch(&self, stmts: Vec<Stmt>) -> Result<Vec<Vec<Row>>, StoreError> {
+        self.batches.set(self.batches.get() + 1);
+        if self.broken.get() {
+            return Err(StoreError::Backend("D1_ERROR: no such table: project (SQL SELECT …)".into()));
+        }
+        let tx = self.conn.unchecked_transaction().map_err(|e| StoreError::Backend(e.to_string()))?;
+        let mut all = Vec::new();
+        for stmt in &stmts {
+            let mut prepared = tx.prepare(stmt.sql).map_err(|e| StoreError::Backend(e.to_string()))?;
+            let params: Vec<rusqlite::types::Value> = stmt
+                .params
+                .iter()
+                .map(|p| match p {
+                    Value::Int(i) => rusqlite::types::Value::Integer(*i),
+                    Value::Text(s) => rusqlite::types::Value::Text(s.clone()),
+                    Value::Null => rusqlite::types::Value::Null,
+                })
+                .collect();
+            let names: Vec<String> = prepared.column_names().iter().map(|s| s.to_string()).collect();
+            let mut rows = prepared
+                .query(rusqlite::params_from_iter(params))
+                .map_err(|e| StoreError::Backend(e.to_string()))?;
+            let mut out = Vec::new();
+            while let Some(row) = rows.next().map_err(|e| StoreError::Backend(e.to_string()))? {
+                let mut map = Map::new();
+                for (i, name) in names.iter().enumerate() {
+                    let v = match row.get_ref(i).unwrap() {
+                        ValueRef::Null => Json::Null,
+                        ValueRef::Integer(n) => json!(n),
+                        ValueRef::Real(f) => json!(f),
+                        ValueRef::Text(t) => json!(String::from_utf8_lossy(t)),
+                        ValueRef::Blob(_) => unreachable!("the app stores no blobs"),
+                    };
+                    map.insert(name.clone(), v);
+                }
+                out.push(map);
+            }
+            all.push(out);
+        }
+        tx.commit().map_err(|e| StoreError::Backend(e.to_string()))?;
+        Ok(all)
+    }
+}
+
+pub const TOKEN: &str = "test-token";
+
+/// A server: config, database and a deterministic id source.
+pub struct Server {
+    pub db: Sqlite,
+    pub config: Config,
+    next_id: Cell<u32>,
+}
+
+/// What came back over "HTTP".
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: String,
+}
+
+impl Reply {
+    pub fn json(&self) -> Json {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+impl Server {
+    pub fn new() -> Server {
+        Server {
+            db: Sqlite::migrated(),
+            config: Config { token: Some(TOKEN.into()), allowed_origins: vec!["https://app.example".into()] },
+            next_id: Cell::new(0),
+        }
+    }
+
+    /// Raw request to the MCP endpoint.
+    pub fn request(&self, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+        let headers = Headers::new(headers.iter().copied());
+        let new_id = || {
+            self.next_id.set(self.next_id.get() + 1);
+            format!("task-{}", self.next_id.get())
+        };
+        let req = http::Request { method, headers: &headers, body };
+        let res = block_on(http::serve_mcp(&req, &self.config, &self.db, &new_id));
+        Reply { status: res.status, headers: res.headers, body: res.body }
+    }
+
+    /// POST a JSON body with the given extra headers (Content-Type is added).
+    pub fn post(&self, headers: &[(&str, &str)], body: &str) -> Reply {
+        let mut all = vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+        all.extend_from_slice(headers);
+        self.request("POST", &all, body.as_bytes())
+    }
+
+    /// A well-formed 2026-07-28 request; returns the whole reply.
+    pub fn modern(&self, id: Json, method: &str, mut params: Json) -> Reply {
+        params["_meta"] = meta();
+        let name = params.get("name").and_then(Json::as_str).map(str::to_owned);
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        let mut headers = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)];
+        if let Some(name) = &name {
+            headers.push(("Mcp-Name", name.as_str()));
+        }
+        self.post(&headers, &body)
+    }
+
+    /// A 2025-era request with the given MCP-Protocol-Version header.
+    pub fn legacy(&self, version: &str, id: Json, method: &str, params: Json) -> Reply {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        self.post(&[("MCP-Protocol-Version", version)], &body)
+    }
+
+    /// tools/call in the modern era; returns the result object (panics on a JSON-RPC error).
+    pub fn call(&self, tool: &str, arguments: Json) -> Json {
+        let reply = self.modern(json!(1), "tools/call", json!({"name": tool, "arguments": arguments}));
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let body = reply.json();
+        assert!(body.get("error").is_none(), "{body}");
+        body["result"].clone()
+    }
+
+    /// The text of a successful tool call.
+    pub fn ok(&self, tool: &str, arguments: Json) -> Json {
+        let result = self.call(tool, arguments);
+        assert_eq!(result["isError"], false, "{result}");
+        result
+    }
+
+    /// The sentence of a failed tool call.
+    pub fn err(&self, tool: &str, arguments: Json) -> String {
+        let result = self.call(tool, arguments);
+        assert_eq!(result["isError"], true, "{result}");
+        assert!(result.get("structuredContent").is_none(), "{result}");
+        result["content"][0]["text"].as_str().unwrap().to_owned()
+    }
+
+    pub fn state_text(&self, project_id: &str) -> String {
+        let result = self.ok("get_state", json!({"project_id": project_id}));
+        result["content"][0]["text"].as_str().unwrap().to_owned()
+    }
+}
+
+pub fn meta() -> Json {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "wire-test", "version": "0"},
+    })
+}
+
+pub fn server_meta() -> Json {
+    json!({"io.modelcontextprotocol/serverInfo": {"name": "handoff-mcp", "version": env!("CARGO_PKG_VERSION")}})
+}
