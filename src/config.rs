@@ -20,14 +20,19 @@ pub struct Config {
 impl Config {
     /// Builds the config from a variable lookup (the Worker passes its env).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Config {
-        let token = lookup(AUTH_TOKEN_VAR).map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
+        let token = lookup(AUTH_TOKEN_VAR)
+            .map(|t| t.trim().to_owned())
+            .filter(|t| !t.is_empty());
         let allowed_origins = lookup(ALLOWED_ORIGINS_VAR)
             .unwrap_or_default()
             .split(',')
             .map(|o| o.trim().trim_end_matches('/').to_ascii_lowercase())
             .filter(|o| !o.is_empty())
             .collect();
-        Config { token, allowed_origins }
+        Config {
+            token,
+            allowed_origins,
+        }
     }
 }
 
@@ -52,7 +57,10 @@ mod tests {
             AUTH_TOKEN_VAR => Some("s3cret".into()),
             _ => Some(" https://A.example/ , ,http://b.example".into()),
         });
-        assert_eq!(cfg.allowed_origins, ["https://a.example", "http://b.example"]);
+        assert_eq!(
+            cfg.allowed_origins,
+            ["https://a.example", "http://b.example"]
+        );
         assert!(!format!("{cfg:?}").contains("s3cret"));
     }
 }

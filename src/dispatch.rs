@@ -36,7 +36,10 @@ pub struct Handled {
 
 impl From<Reply> for Handled {
     fn from(reply: Reply) -> Self {
-        Handled { reply, diagnostic: None }
+        Handled {
+            reply,
+            diagnostic: None,
+        }
     }
 }
 
@@ -47,15 +50,32 @@ pub struct Ctx<'a, S: Sql, I: NewId> {
 }
 
 pub fn parse_error() -> Reply {
-    error_reply(&Json::Null, RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the body is not JSON", 400))
+    error_reply(
+        &Json::Null,
+        RpcError::new(
+            jsonrpc::PARSE_ERROR,
+            "Parse error: the body is not JSON",
+            400,
+        ),
+    )
 }
 
 fn error_reply(id: &Json, error: RpcError) -> Reply {
-    Reply::Json { status: error.http_status, body: error.to_json(id) }
+    Reply::Json {
+        status: error.http_status,
+        body: error.to_json(id),
+    }
 }
 
 fn invalid_request(id: Json, why: &str) -> Reply {
-    error_reply(&id, RpcError::new(jsonrpc::INVALID_REQUEST, format!("Invalid Request: {why}"), 400))
+    error_reply(
+        &id,
+        RpcError::new(
+            jsonrpc::INVALID_REQUEST,
+            format!("Invalid Request: {why}"),
+            400,
+        ),
+    )
 }
 
 /// Handles one POSTed body (an object, or a 2025-03-26 batch array).
@@ -70,15 +90,26 @@ async fn handle_batch(items: &[Json], ctx: &Ctx<'_, impl Sql, impl NewId>) -> Ha
     if items.is_empty() {
         return invalid_request(Json::Null, "an empty batch").into();
     }
-    if items.iter().any(|m| modern_claim(m).is_some() || jsonrpc::classify(m).is_err()) {
-        return invalid_request(Json::Null, "a batch must hold only valid 2025-03-26 messages").into();
+    if items
+        .iter()
+        .any(|m| modern_claim(m).is_some() || jsonrpc::classify(m).is_err())
+    {
+        return invalid_request(
+            Json::Null,
+            "a batch must hold only valid 2025-03-26 messages",
+        )
+        .into();
     }
     let era = match legacy_era(ctx.headers) {
         Ok(era) => era,
         Err(error) => return error_reply(&Json::Null, error).into(),
     };
     if !version::allows_batches(era) {
-        return invalid_request(Json::Null, "JSON-RPC batches were removed in protocol 2025-06-18").into();
+        return invalid_request(
+            Json::Null,
+            "JSON-RPC batches were removed in protocol 2025-06-18",
+        )
+        .into();
     }
     let mut responses = Vec::new();
     let mut diagnostic = None;
@@ -89,13 +120,23 @@ async fn handle_batch(items: &[Json], ctx: &Ctx<'_, impl Sql, impl NewId>) -> Ha
             responses.push(body);
         }
     }
-    let reply = if responses.is_empty() { Reply::Accepted } else { Reply::Json { status: 200, body: Json::Array(responses) } };
+    let reply = if responses.is_empty() {
+        Reply::Accepted
+    } else {
+        Reply::Json {
+            status: 200,
+            body: Json::Array(responses),
+        }
+    };
     Handled { reply, diagnostic }
 }
 
 /// The `_meta` protocol-version claim of a message, if it makes one.
 fn modern_claim(message: &Json) -> Option<&Json> {
-    message.get("params")?.get("_meta")?.get(META_PROTOCOL_VERSION)
+    message
+        .get("params")?
+        .get("_meta")?
+        .get(META_PROTOCOL_VERSION)
 }
 
 async fn handle_one(value: &Json, ctx: &Ctx<'_, impl Sql, impl NewId>) -> Handled {
@@ -125,7 +166,9 @@ async fn handle_one(value: &Json, ctx: &Ctx<'_, impl Sql, impl NewId>) -> Handle
     } else if header_version.is_some_and(version::is_modern_claim) {
         Err(RpcError::new(
             jsonrpc::INVALID_PARAMS,
-            format!("params._meta must carry {META_PROTOCOL_VERSION} and {META_CLIENT_CAPABILITIES}"),
+            format!(
+                "params._meta must carry {META_PROTOCOL_VERSION} and {META_CLIENT_CAPABILITIES}"
+            ),
             400,
         ))
     } else {
@@ -134,17 +177,30 @@ async fn handle_one(value: &Json, ctx: &Ctx<'_, impl Sql, impl NewId>) -> Handle
     match (id, result) {
         (None, Ok(_)) => Reply::Accepted.into(),
         (Some(id), Ok(Some(done))) => Handled {
-            reply: Reply::Json { status: 200, body: jsonrpc::success(id, done.result) },
+            reply: Reply::Json {
+                status: 200,
+                body: jsonrpc::success(id, done.result),
+            },
             diagnostic: done.diagnostic,
         },
         (Some(_), Ok(None)) => Reply::Accepted.into(),
         (id, Err(error)) => {
             let diagnostic = (error.code == jsonrpc::INTERNAL_ERROR).then(|| error.message.clone());
-            let error = if error.code == jsonrpc::INTERNAL_ERROR { public_internal(error) } else { error };
+            let error = if error.code == jsonrpc::INTERNAL_ERROR {
+                public_internal(error)
+            } else {
+                error
+            };
             match id {
-                Some(id) => Handled { reply: error_reply(id, error), diagnostic },
+                Some(id) => Handled {
+                    reply: error_reply(id, error),
+                    diagnostic,
+                },
                 // A refused notification gets the status and an error without an id.
-                None => Handled { reply: error_reply(&Json::Null, error), diagnostic },
+                None => Handled {
+                    reply: error_reply(&Json::Null, error),
+                    diagnostic,
+                },
             }
         }
     }
@@ -158,7 +214,10 @@ struct Done {
 
 impl Done {
     fn new(result: Json) -> Self {
-        Done { result, diagnostic: None }
+        Done {
+            result,
+            diagnostic: None,
+        }
     }
 }
 
@@ -171,8 +230,12 @@ async fn modern(
     ctx: &Ctx<'_, impl Sql, impl NewId>,
 ) -> Result<Option<Done>, RpcError> {
     let meta = params.and_then(|p| p.get("_meta"));
-    let claimed = meta.and_then(|m| m.get(META_PROTOCOL_VERSION)).and_then(Json::as_str);
-    let capabilities_ok = meta.and_then(|m| m.get(META_CLIENT_CAPABILITIES)).is_some_and(Json::is_object);
+    let claimed = meta
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .and_then(Json::as_str);
+    let capabilities_ok = meta
+        .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+        .is_some_and(Json::is_object);
     let (Some(claimed), true) = (claimed, capabilities_ok) else {
         return Err(RpcError::new(
             jsonrpc::INVALID_PARAMS,
@@ -193,11 +256,19 @@ async fn modern(
                 "MCP-Protocol-Version header {h:?} does not match params._meta {claimed:?}"
             )))
         }
-        None => return Err(header_mismatch("the MCP-Protocol-Version header is required".into())),
+        None => {
+            return Err(header_mismatch(
+                "the MCP-Protocol-Version header is required".into(),
+            ))
+        }
     }
     if !version::is_supported_modern(claimed) {
-        return Err(RpcError::new(jsonrpc::UNSUPPORTED_VERSION, "Unsupported protocol version", 400)
-            .with_data(json!({"supported": version::SUPPORTED_MODERN, "requested": claimed})));
+        return Err(RpcError::new(
+            jsonrpc::UNSUPPORTED_VERSION,
+            "Unsupported protocol version",
+            400,
+        )
+        .with_data(json!({"supported": version::SUPPORTED_MODERN, "requested": claimed})));
     }
     check_header("Mcp-Method", ctx.headers.method.as_deref(), Some(method))?;
     let name_field = match method {
@@ -212,7 +283,11 @@ async fn modern(
     let era = Era::Modern;
     let result = match method {
         "server/discover" => Done::new(protocol::envelope(protocol::discover(), era, true)),
-        "tools/list" => Done::new(protocol::envelope(protocol::tools_list_for(era).clone(), era, true)),
+        "tools/list" => Done::new(protocol::envelope(
+            protocol::tools_list_for(era).clone(),
+            era,
+            true,
+        )),
         "tools/call" => call_tool(params, era, ctx).await?,
         _ => return Err(method_not_found(method, 404)),
     };
@@ -227,7 +302,9 @@ async fn legacy(
     ctx: &Ctx<'_, impl Sql, impl NewId>,
 ) -> Result<Option<Done>, RpcError> {
     if method == "initialize" {
-        let requested = params.and_then(|p| p.get("protocolVersion")).and_then(Json::as_str);
+        let requested = params
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(Json::as_str);
         let negotiated = version::negotiate_legacy(requested);
         return Ok(id.map(|_| Done::new(protocol::initialize(negotiated))));
     }
@@ -249,39 +326,60 @@ async fn legacy(
 fn legacy_era(headers: &McpHeaders) -> Result<Era, RpcError> {
     match headers.protocol_version.as_deref().map(trim) {
         None => Ok(Era::Legacy(version::HEADERLESS_LEGACY)),
-        Some(v) => version::supported_legacy(v).map(Era::Legacy).ok_or_else(|| {
-            RpcError::new(
-                jsonrpc::LEGACY_BAD_REQUEST,
-                format!(
-                    "Bad Request: unsupported MCP-Protocol-Version {v:?}; supported: {}",
-                    version::SUPPORTED_LEGACY.join(", ")
-                ),
-                400,
-            )
-        }),
+        Some(v) => version::supported_legacy(v)
+            .map(Era::Legacy)
+            .ok_or_else(|| {
+                RpcError::new(
+                    jsonrpc::LEGACY_BAD_REQUEST,
+                    format!(
+                        "Bad Request: unsupported MCP-Protocol-Version {v:?}; supported: {}",
+                        version::SUPPORTED_LEGACY.join(", ")
+                    ),
+                    400,
+                )
+            }),
     }
 }
 
-async fn call_tool(params: Option<&Json>, era: Era, ctx: &Ctx<'_, impl Sql, impl NewId>) -> Result<Done, RpcError> {
-    let name = params.and_then(|p| p.get("name")).and_then(Json::as_str).ok_or_else(|| {
-        RpcError::new(jsonrpc::INVALID_PARAMS, "tools/call needs params.name, a string", 200)
-    })?;
+async fn call_tool(
+    params: Option<&Json>,
+    era: Era,
+    ctx: &Ctx<'_, impl Sql, impl NewId>,
+) -> Result<Done, RpcError> {
+    let name = params
+        .and_then(|p| p.get("name"))
+        .and_then(Json::as_str)
+        .ok_or_else(|| {
+            RpcError::new(
+                jsonrpc::INVALID_PARAMS,
+                "tools/call needs params.name, a string",
+                200,
+            )
+        })?;
     let Some(def) = tools::find(name) else {
         let known: Vec<&str> = tools::ALL.iter().map(|t| t.name).collect();
         return Err(RpcError::new(
             jsonrpc::INVALID_PARAMS,
-            format!("Unknown tool {:?}; the tools are {}", name.chars().take(64).collect::<String>(), known.join(", ")),
+            format!(
+                "Unknown tool {:?}; the tools are {}",
+                name.chars().take(64).collect::<String>(),
+                known.join(", ")
+            ),
             200,
         ));
     };
     let arguments = params.and_then(|p| p.get("arguments"));
     if arguments.is_some_and(|a| !a.is_object() && !a.is_null()) {
-        return Err(RpcError::new(jsonrpc::INVALID_PARAMS, "tools/call params.arguments must be an object", 200));
+        return Err(RpcError::new(
+            jsonrpc::INVALID_PARAMS,
+            "tools/call params.arguments must be an object",
+            200,
+        ));
     }
     let outcome = match tools::check(def, arguments) {
-        Ok(args) => tools::run(def, &args, ctx.db, ctx.ids)
-            .await
-            .map_err(|e| RpcError::new(jsonrpc::INTERNAL_ERROR, format!("{}: {e}", def.name), 200))?,
+        Ok(args) => tools::run(def, &args, ctx.db, ctx.ids).await.map_err(|e| {
+            RpcError::new(jsonrpc::INTERNAL_ERROR, format!("{}: {e}", def.name), 200)
+        })?,
         Err(sentence) => tools::Outcome::error(format!(
             "Invalid arguments for {}: {}. Nothing was written.",
             def.name,
@@ -310,7 +408,10 @@ fn public_internal(error: RpcError) -> RpcError {
 fn method_not_found(method: &str, http_status: u16) -> RpcError {
     RpcError::new(
         jsonrpc::METHOD_NOT_FOUND,
-        format!("Method not found: {}", method.chars().take(64).collect::<String>()),
+        format!(
+            "Method not found: {}",
+            method.chars().take(64).collect::<String>()
+        ),
         http_status,
     )
 }
@@ -325,10 +426,15 @@ fn check_header(header: &str, value: Option<&str>, body: Option<&str>) -> Result
     let Some(raw) = value else {
         return Err(header_mismatch(format!("the {header} header is required")));
     };
-    let decoded = decode_header_value(trim(raw))
-        .ok_or_else(|| header_mismatch(format!("the {header} header has a malformed =?base64?…?= value")))?;
+    let decoded = decode_header_value(trim(raw)).ok_or_else(|| {
+        header_mismatch(format!(
+            "the {header} header has a malformed =?base64?…?= value"
+        ))
+    })?;
     if Some(decoded.as_str()) != body {
-        return Err(header_mismatch(format!("the {header} header does not match the request body")));
+        return Err(header_mismatch(format!(
+            "the {header} header does not match the request body"
+        )));
     }
     Ok(())
 }
@@ -339,7 +445,10 @@ fn trim(s: &str) -> &str {
 
 /// Decodes the `=?base64?…?=` form of a header value; other values pass through.
 fn decode_header_value(value: &str) -> Option<String> {
-    match value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) {
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
         Some(b64) => String::from_utf8(base64_decode(b64)?).ok(),
         None => Some(value.to_owned()),
     }
@@ -348,7 +457,7 @@ fn decode_header_value(value: &str) -> Option<String> {
 /// Standard base64 with padding (RFC 4648 §4); `None` on any malformed input.
 fn base64_decode(input: &str) -> Option<Vec<u8>> {
     let bytes = input.as_bytes();
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return None;
     }
     let value = |c: u8| -> Option<u32> {
@@ -385,8 +494,14 @@ mod tests {
 
     #[test]
     fn base64_header_values() {
-        assert_eq!(decode_header_value("=?base64?dG9vbHMvY2FsbA==?=").as_deref(), Some("tools/call"));
-        assert_eq!(decode_header_value("=?base64?5pel5pys?=").as_deref(), Some("日本"));
+        assert_eq!(
+            decode_header_value("=?base64?dG9vbHMvY2FsbA==?=").as_deref(),
+            Some("tools/call")
+        );
+        assert_eq!(
+            decode_header_value("=?base64?5pel5pys?=").as_deref(),
+            Some("日本")
+        );
         assert_eq!(decode_header_value("plain").as_deref(), Some("plain"));
         assert_eq!(decode_header_value("=?base64?not*base64?="), None);
         assert_eq!(decode_header_value("=?base64?QQ=A?="), None);

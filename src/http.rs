@@ -18,11 +18,19 @@ pub struct Headers(Vec<(String, String)>);
 
 impl Headers {
     pub fn new<K: AsRef<str>, V: Into<String>>(pairs: impl IntoIterator<Item = (K, V)>) -> Self {
-        Headers(pairs.into_iter().map(|(k, v)| (k.as_ref().to_ascii_lowercase(), v.into())).collect())
+        Headers(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (k.as_ref().to_ascii_lowercase(), v.into()))
+                .collect(),
+        )
     }
 
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.0
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -116,10 +124,13 @@ pub fn origin_allowed(origin: Option<&str>, config: &Config) -> bool {
         return true;
     };
     let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
-    if config.allowed_origins.iter().any(|o| *o == origin) {
+    if config.allowed_origins.contains(&origin) {
         return true;
     }
-    let Some(host_port) = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")) else {
+    let Some(host_port) = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+    else {
         return false; // "null", other schemes, garbage
     };
     let host = if let Some(v6) = host_port.strip_prefix('[') {
@@ -131,9 +142,17 @@ pub fn origin_allowed(origin: Option<&str>, config: &Config) -> bool {
 }
 
 /// Serves `/<token>/mcp`: stateless Streamable HTTP for both protocol eras.
-pub async fn serve_mcp(req: &Request<'_>, config: &Config, db: &impl Sql, ids: &impl NewId) -> Response {
+pub async fn serve_mcp(
+    req: &Request<'_>,
+    config: &Config,
+    db: &impl Sql,
+    ids: &impl NewId,
+) -> Response {
     if !origin_allowed(req.headers.get("origin"), config) {
-        return Response::json(403, &json!({"jsonrpc": "2.0", "error": {"code": -32000, "message": "Forbidden: Origin not allowed"}}));
+        return Response::json(
+            403,
+            &json!({"jsonrpc": "2.0", "error": {"code": -32000, "message": "Forbidden: Origin not allowed"}}),
+        );
     }
     if req.method != "POST" {
         let mut response = Response::json(
@@ -144,7 +163,13 @@ pub async fn serve_mcp(req: &Request<'_>, config: &Config, db: &impl Sql, ids: &
         return response;
     }
     let content_type = req.headers.get("content-type").unwrap_or_default();
-    if !content_type.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json") {
+    if !content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .eq_ignore_ascii_case("application/json")
+    {
         return Response::json(
             415,
             &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Unsupported Media Type: Content-Type must be application/json"}}),
@@ -164,13 +189,22 @@ pub async fn serve_mcp(req: &Request<'_>, config: &Config, db: &impl Sql, ids: &
         method: req.headers.get("mcp-method").map(str::to_owned),
         name: req.headers.get("mcp-name").map(str::to_owned),
     };
-    let ctx = Ctx { db, ids, headers: &headers };
+    let ctx = Ctx {
+        db,
+        ids,
+        headers: &headers,
+    };
     reply_to_response(dispatch::handle(&body, &ctx).await)
 }
 
 fn reply_to_response(handled: Handled) -> Response {
     let mut response = match handled.reply {
-        Reply::Accepted => Response { status: 202, headers: Vec::new(), body: String::new(), diagnostic: None },
+        Reply::Accepted => Response {
+            status: 202,
+            headers: Vec::new(),
+            body: String::new(),
+            diagnostic: None,
+        },
         Reply::Json { status, body } => Response::json(status, &body),
     };
     response.diagnostic = handled.diagnostic;
@@ -182,7 +216,10 @@ mod tests {
     use super::*;
 
     fn config() -> Config {
-        Config { token: Some("tok-123".into()), allowed_origins: vec!["https://app.example".into()] }
+        Config {
+            token: Some("tok-123".into()),
+            allowed_origins: vec!["https://app.example".into()],
+        }
     }
 
     #[test]
@@ -192,7 +229,17 @@ mod tests {
         assert_eq!(route("/tok-123/sse", &c), Route::Sse);
         assert_eq!(route("/tok-123/sse/message", &c), Route::SseMessage);
         assert_eq!(route("/healthz", &c), Route::Healthz);
-        for path in ["/tok-12/mcp", "/tok-1234/mcp", "/mcp", "/", "", "//mcp", "/tok-123/mcp/", "/TOK-123/mcp", "/tok-123"] {
+        for path in [
+            "/tok-12/mcp",
+            "/tok-1234/mcp",
+            "/mcp",
+            "/",
+            "",
+            "//mcp",
+            "/tok-123/mcp/",
+            "/TOK-123/mcp",
+            "/tok-123",
+        ] {
             assert_eq!(route(path, &c), Route::NotFound, "{path}");
         }
         assert_eq!(route("/tok-123/mcp", &Config::default()), Route::NotFound);

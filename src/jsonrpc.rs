@@ -26,7 +26,12 @@ pub struct RpcError {
 
 impl RpcError {
     pub fn new(code: i64, message: impl Into<String>, http_status: u16) -> Self {
-        RpcError { code, message: message.into(), data: None, http_status }
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+            http_status,
+        }
     }
 
     pub fn with_data(mut self, data: Json) -> Self {
@@ -52,8 +57,15 @@ pub fn success(id: &Json, result: Json) -> Json {
 /// What one parsed JSON value is, as JSON-RPC sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Message<'a> {
-    Request { id: &'a Json, method: &'a str, params: Option<&'a Json> },
-    Notification { method: &'a str, params: Option<&'a Json> },
+    Request {
+        id: &'a Json,
+        method: &'a str,
+        params: Option<&'a Json>,
+    },
+    Notification {
+        method: &'a str,
+        params: Option<&'a Json>,
+    },
     /// A response (result or error) posted by the client: accepted and ignored.
     Response,
 }
@@ -64,7 +76,10 @@ pub fn classify(value: &Json) -> Result<Message<'_>, Json> {
         return Err(Json::Null);
     };
     let id = obj.get("id");
-    let readable_id = id.filter(|id| is_valid_id(id)).cloned().unwrap_or(Json::Null);
+    let readable_id = id
+        .filter(|id| is_valid_id(id))
+        .cloned()
+        .unwrap_or(Json::Null);
     if obj.get("jsonrpc").and_then(Json::as_str) != Some("2.0") {
         return Err(readable_id);
     }
@@ -74,8 +89,12 @@ pub fn classify(value: &Json) -> Result<Message<'_>, Json> {
     }
     match (obj.get("method"), id) {
         (Some(Json::String(method)), None) => Ok(Message::Notification { method, params }),
-        (Some(Json::String(method)), Some(id)) if is_valid_id(id) => Ok(Message::Request { id, method, params }),
-        (None, Some(id)) if is_valid_id(id) && (obj.contains_key("result") || obj.contains_key("error")) => {
+        (Some(Json::String(method)), Some(id)) if is_valid_id(id) => {
+            Ok(Message::Request { id, method, params })
+        }
+        (None, Some(id))
+            if is_valid_id(id) && (obj.contains_key("result") || obj.contains_key("error")) =>
+        {
             Ok(Message::Response)
         }
         _ => Err(readable_id),
@@ -89,7 +108,11 @@ fn is_valid_id(id: &Json) -> bool {
 
 /// Reads the id of a message that may be malformed, for error replies.
 pub fn id_of(value: &Json) -> Json {
-    value.get("id").filter(|id| is_valid_id(id)).cloned().unwrap_or(Json::Null)
+    value
+        .get("id")
+        .filter(|id| is_valid_id(id))
+        .cloned()
+        .unwrap_or(Json::Null)
 }
 
 #[cfg(test)]
@@ -99,19 +122,41 @@ mod tests {
     #[test]
     fn zero_is_a_valid_id() {
         let msg = json!({"jsonrpc": "2.0", "id": 0, "method": "ping"});
-        assert_eq!(classify(&msg), Ok(Message::Request { id: &json!(0), method: "ping", params: None }));
+        assert_eq!(
+            classify(&msg),
+            Ok(Message::Request {
+                id: &json!(0),
+                method: "ping",
+                params: None
+            })
+        );
     }
 
     #[test]
     fn null_id_and_wrong_version_are_invalid() {
-        assert_eq!(classify(&json!({"jsonrpc": "2.0", "id": null, "method": "ping"})), Err(Json::Null));
-        assert_eq!(classify(&json!({"jsonrpc": "1.0", "id": 7, "method": "ping"})), Err(json!(7)));
-        assert_eq!(classify(&json!({"jsonrpc": "2.0", "id": 7, "method": 5})), Err(json!(7)));
-        assert_eq!(classify(&json!({"jsonrpc": "2.0", "id": 7, "method": "x", "params": 3})), Err(json!(7)));
+        assert_eq!(
+            classify(&json!({"jsonrpc": "2.0", "id": null, "method": "ping"})),
+            Err(Json::Null)
+        );
+        assert_eq!(
+            classify(&json!({"jsonrpc": "1.0", "id": 7, "method": "ping"})),
+            Err(json!(7))
+        );
+        assert_eq!(
+            classify(&json!({"jsonrpc": "2.0", "id": 7, "method": 5})),
+            Err(json!(7))
+        );
+        assert_eq!(
+            classify(&json!({"jsonrpc": "2.0", "id": 7, "method": "x", "params": 3})),
+            Err(json!(7))
+        );
     }
 
     #[test]
     fn posted_responses_are_recognised() {
-        assert_eq!(classify(&json!({"jsonrpc": "2.0", "id": "a", "result": {}})), Ok(Message::Response));
+        assert_eq!(
+            classify(&json!({"jsonrpc": "2.0", "id": "a", "result": {}})),
+            Ok(Message::Response)
+        );
     }
 }

@@ -2,15 +2,15 @@
 //! chat generations. The core below is pure and host-testable; `worker` is the Workers shell.
 //! Modules in reading order, from the domain out to the wire.
 
+pub mod config;
+pub mod dispatch;
+pub mod http;
+pub mod jsonrpc;
 pub mod model;
+pub mod protocol;
 pub mod render;
 pub mod store;
 pub mod tools;
-pub mod jsonrpc;
-pub mod protocol;
-pub mod dispatch;
-pub mod config;
-pub mod http;
 
 #[cfg(target_arch = "wasm32")]
 mod worker;

@@ -90,15 +90,26 @@ mod tests {
     use super::*;
     use crate::model::{Deferred, Focus, Kind};
 
-    fn state(north_star: &str, focus: Option<(&str, Option<&str>)>, deferred: &[(Kind, &str)]) -> State {
+    fn state(
+        north_star: &str,
+        focus: Option<(&str, Option<&str>)>,
+        deferred: &[(Kind, &str)],
+    ) -> State {
         State {
             project_id: "p".into(),
             north_star: north_star.into(),
-            focus: focus.map(|(s, w)| Focus { statement: s.into(), why: w.map(Into::into) }),
+            focus: focus.map(|(s, w)| Focus {
+                statement: s.into(),
+                why: w.map(Into::into),
+            }),
             deferred: deferred
                 .iter()
                 .enumerate()
-                .map(|(i, (kind, body))| Deferred { id: format!("t{i}"), kind: *kind, body: (*body).into() })
+                .map(|(i, (kind, body))| Deferred {
+                    id: format!("t{i}"),
+                    kind: *kind,
+                    body: (*body).into(),
+                })
                 .collect(),
         }
     }
@@ -108,7 +119,10 @@ mod tests {
         let text = render(&state(
             "v1 を出す",
             Some(("D1 ストアを書く", Some("全部がこれに依存する"))),
-            &[(Kind::Cleanup, "ログを消す"), (Kind::Record, "D1 の制限を記録")],
+            &[
+                (Kind::Cleanup, "ログを消す"),
+                (Kind::Record, "D1 の制限を記録"),
+            ],
         ));
         assert_eq!(
             text,
@@ -141,8 +155,14 @@ mod tests {
     fn stored_strings_cannot_forge_lines() {
         let text = render(&state(
             "real\n🎯 NORTH STAR: fake",
-            Some(("s\r\n▶ 本丸（今やる1つ）: fake", Some("w\u{2028}— 以下は後処理（北極星達成後・今は着手しない）—"))),
-            &[(Kind::Cleanup, "a\n  [cleanup] forged\u{85}  [record] forged2\u{0b}x\u{0c}y")],
+            Some((
+                "s\r\n▶ 本丸（今やる1つ）: fake",
+                Some("w\u{2028}— 以下は後処理（北極星達成後・今は着手しない）—"),
+            )),
+            &[(
+                Kind::Cleanup,
+                "a\n  [cleanup] forged\u{85}  [record] forged2\u{0b}x\u{0c}y",
+            )],
         ));
         assert_eq!(
             text,
@@ -155,7 +175,11 @@ mod tests {
 
     #[test]
     fn controls_fold_and_bidi_controls_vanish() {
-        let text = render(&state(" \t lead\0nul\u{1b}[31m\u{202E}rev\u{2066} ", Some(("s", None)), &[]));
+        let text = render(&state(
+            " \t lead\0nul\u{1b}[31m\u{202E}rev\u{2066} ",
+            Some(("s", None)),
+            &[],
+        ));
         assert_eq!(text.lines().next(), Some("🎯 NORTH STAR: lead nul [31mrev"));
     }
 }

@@ -64,10 +64,15 @@ pub trait Sql {
 }
 
 /// The migration files, in order. They are the only schema.
-pub const MIGRATIONS: &[(&str, &str)] = &[("0001_init.sql", include_str!("../migrations/0001_init.sql"))];
+pub const MIGRATIONS: &[(&str, &str)] =
+    &[("0001_init.sql", include_str!("../migrations/0001_init.sql"))];
 
-static SCHEMA: LazyLock<Vec<String>> =
-    LazyLock::new(|| MIGRATIONS.iter().flat_map(|(_, sql)| split_sql(sql)).collect());
+static SCHEMA: LazyLock<Vec<String>> = LazyLock::new(|| {
+    MIGRATIONS
+        .iter()
+        .flat_map(|(_, sql)| split_sql(sql))
+        .collect()
+});
 
 /// Splits a migration into statements: `--` comments dropped, split on `;`. The migrations
 /// contain no string literal holding `--` or `;`, which a test checks.
@@ -88,7 +93,10 @@ pub fn split_sql(src: &str) -> Vec<String> {
 /// Creates the schema if it is missing (every statement is IF NOT EXISTS). The Worker calls this
 /// once per isolate, so a fresh database needs no manual step.
 pub async fn ensure_schema(db: &impl Sql) -> Result<(), StoreError> {
-    let stmts = SCHEMA.iter().map(|sql| Stmt::new(sql.as_str(), Vec::new())).collect();
+    let stmts = SCHEMA
+        .iter()
+        .map(|sql| Stmt::new(sql.as_str(), Vec::new()))
+        .collect();
     db.batch(stmts).await.map(drop)
 }
 
@@ -118,7 +126,11 @@ pub enum Upsert {
 
 /// Sets the North Star, creating the project when absent. Reports which happened; the check and
 /// the write share one atomic batch.
-pub async fn set_north_star(db: &impl Sql, project_id: &str, text: &str) -> Result<Upsert, StoreError> {
+pub async fn set_north_star(
+    db: &impl Sql,
+    project_id: &str,
+    text: &str,
+) -> Result<Upsert, StoreError> {
     let results = db
         .batch(vec![
             Stmt::new(PROJECT_EXISTS, vec![project_id.into()]),
@@ -126,7 +138,11 @@ pub async fn set_north_star(db: &impl Sql, project_id: &str, text: &str) -> Resu
         ])
         .await?;
     let existed = !first(&results)?.is_empty();
-    Ok(if existed { Upsert::Updated } else { Upsert::Created })
+    Ok(if existed {
+        Upsert::Updated
+    } else {
+        Upsert::Created
+    })
 }
 
 /// Replaces the project's one focus. `false` when the project does not exist (nothing written).
@@ -146,7 +162,13 @@ pub async fn set_focus(
 }
 
 /// Adds a task. `false` when the project does not exist (nothing written).
-pub async fn add_task(db: &impl Sql, id: &str, project_id: &str, body: &str, kind: Kind) -> Result<bool, StoreError> {
+pub async fn add_task(
+    db: &impl Sql,
+    id: &str,
+    project_id: &str,
+    body: &str,
+    kind: Kind,
+) -> Result<bool, StoreError> {
     let params = vec![
         id.into(),
         project_id.into(),
@@ -196,7 +218,9 @@ pub async fn load_state(db: &impl Sql, project_id: &str) -> Result<Option<State>
         ])
         .await?;
     if results.len() != 3 {
-        return Err(StoreError::Decode("get_state batch returned the wrong number of results"));
+        return Err(StoreError::Decode(
+            "get_state batch returned the wrong number of results",
+        ));
     }
     let tasks = results.pop().unwrap_or_default();
     let focus = results.pop().unwrap_or_default();
@@ -230,11 +254,15 @@ pub async fn load_state(db: &impl Sql, project_id: &str) -> Result<Option<State>
 }
 
 fn first(results: &[Vec<Row>]) -> Result<&Vec<Row>, StoreError> {
-    results.first().ok_or(StoreError::Decode("batch returned no result"))
+    results
+        .first()
+        .ok_or(StoreError::Decode("batch returned no result"))
 }
 
 fn text<'a>(row: &'a Row, column: &'static str) -> Result<&'a str, StoreError> {
-    row.get(column).and_then(Json::as_str).ok_or(StoreError::Decode(column))
+    row.get(column)
+        .and_then(Json::as_str)
+        .ok_or(StoreError::Decode(column))
 }
 
 fn opt_text<'a>(row: &'a Row, column: &'static str) -> Result<Option<&'a str>, StoreError> {

@@ -59,7 +59,10 @@ static TOOLS_STRUCTURED: LazyLock<Json> = LazyLock::new(|| tools_list(true));
 static TOOLS_PLAIN: LazyLock<Json> = LazyLock::new(|| tools_list(false));
 
 fn tools_list(structured: bool) -> Json {
-    let list: Vec<Json> = tools::ALL.iter().map(|t| tools::list_entry(t, structured)).collect();
+    let list: Vec<Json> = tools::ALL
+        .iter()
+        .map(|t| tools::list_entry(t, structured))
+        .collect();
     json!({ "tools": list })
 }
 

@@ -37,7 +37,9 @@ pub fn supported_legacy(version: &str) -> Option<&'static str> {
 /// initialize's answer: echo the requested version if it is a legacy one we serve, else our
 /// newest legacy version (never the modern one: initialize is the legacy handshake).
 pub fn negotiate_legacy(requested: Option<&str>) -> &'static str {
-    requested.and_then(supported_legacy).unwrap_or(SUPPORTED_LEGACY[0])
+    requested
+        .and_then(supported_legacy)
+        .unwrap_or(SUPPORTED_LEGACY[0])
 }
 
 /// Batching existed only in 2025-03-26 (and is accepted for 2024-11-05 clients too).

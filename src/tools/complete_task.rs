@@ -8,16 +8,22 @@ use crate::store::{self, Completion, Sql, StoreError};
 pub const DEF: ToolDef = ToolDef {
     name: "complete_task",
     title: "Complete a task",
-    description: &["Marks a task done by its id (from add_task, or from get_state's structured \
+    description: &[
+        "Marks a task done by its id (from add_task, or from get_state's structured \
                     content). A completed task is no longer listed. Completing it again changes \
-                    nothing."],
+                    nothing.",
+    ],
     params: &[Param {
         name: "task_id",
         description: "The id add_task returned.",
         rule: Rule::TaskId,
         required: true,
     }],
-    annotations: Annotations { read_only: false, destructive: false, idempotent: true },
+    annotations: Annotations {
+        read_only: false,
+        destructive: false,
+        idempotent: true,
+    },
     output_schema: r#"{"type":"object","properties":{
         "task_id":{"type":"string"},"project_id":{"type":"string"},
         "kind":{"type":"string","enum":["main","cleanup","record"]},

@@ -22,7 +22,11 @@ pub const DEF: ToolDef = ToolDef {
         rule: Rule::ProjectId,
         required: true,
     }],
-    annotations: Annotations { read_only: true, destructive: false, idempotent: true },
+    annotations: Annotations {
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+    },
     output_schema: r#"{"type":"object","properties":{
         "project_id":{"type":"string"},
         "north_star":{"type":"string"},

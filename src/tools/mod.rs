@@ -13,8 +13,13 @@ use serde_json::{json, Map, Value as Json};
 use crate::store::{Sql, StoreError};
 
 /// Every tool, in the order tools/list shows them.
-pub const ALL: [&ToolDef; 5] =
-    [&get_state::DEF, &set_north_star::DEF, &set_focus::DEF, &add_task::DEF, &complete_task::DEF];
+pub const ALL: [&ToolDef; 5] = [
+    &get_state::DEF,
+    &set_north_star::DEF,
+    &set_focus::DEF,
+    &add_task::DEF,
+    &complete_task::DEF,
+];
 
 /// Longest project id; ids are also used inside resource URIs, hence the short ASCII rule.
 pub const PROJECT_ID_MAX: usize = 64;
@@ -70,11 +75,19 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn ok(text: String, structured: Json) -> Self {
-        Outcome { text, structured: Some(structured), is_error: false }
+        Outcome {
+            text,
+            structured: Some(structured),
+            is_error: false,
+        }
     }
 
     pub fn error(text: String) -> Self {
-        Outcome { text, structured: None, is_error: true }
+        Outcome {
+            text,
+            structured: None,
+            is_error: true,
+        }
     }
 }
 
@@ -95,7 +108,12 @@ pub fn find(name: &str) -> Option<&'static ToolDef> {
 
 /// Runs a tool whose arguments are already checked. Storage failures are returned as errors for
 /// dispatch to turn into a JSON-RPC internal error.
-pub async fn run(def: &ToolDef, args: &Args, db: &impl Sql, ids: &impl NewId) -> Result<Outcome, StoreError> {
+pub async fn run(
+    def: &ToolDef,
+    args: &Args,
+    db: &impl Sql,
+    ids: &impl NewId,
+) -> Result<Outcome, StoreError> {
     match def.name {
         "get_state" => get_state::run(args, db).await,
         "set_north_star" => set_north_star::run(args, db).await,
@@ -117,14 +135,23 @@ impl Args {
 
     /// An optional argument; blank counts as absent.
     pub fn opt(&self, name: &str) -> Option<&str> {
-        self.0.get(name).and_then(Json::as_str).filter(|s| !s.trim().is_empty())
+        self.0
+            .get(name)
+            .and_then(Json::as_str)
+            .filter(|s| !s.trim().is_empty())
     }
 }
 
 /// Checks `arguments` against the tool's parameters. The error is a sentence for the model,
 /// naming the argument, the rule and what was received.
 pub fn check(def: &ToolDef, arguments: Option<&Json>) -> Result<Args, String> {
-    let names = || def.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ");
+    let names = || {
+        def.params
+            .iter()
+            .map(|p| p.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let empty = Map::new();
     let given = match arguments {
         None | Some(Json::Null) => &empty,
@@ -137,7 +164,10 @@ pub fn check(def: &ToolDef, arguments: Option<&Json>) -> Result<Args, String> {
             ))
         }
     };
-    if let Some(unknown) = given.keys().find(|k| def.params.iter().all(|p| p.name != k.as_str())) {
+    if let Some(unknown) = given
+        .keys()
+        .find(|k| def.params.iter().all(|p| p.name != k.as_str()))
+    {
         return Err(format!(
             "unknown argument \"{}\"; {} takes only: {}",
             preview(unknown),
@@ -149,7 +179,10 @@ pub fn check(def: &ToolDef, arguments: Option<&Json>) -> Result<Args, String> {
     for param in def.params {
         match given.get(param.name) {
             None | Some(Json::Null) if param.required => {
-                return Err(format!("missing required argument \"{}\": {}", param.name, param.description))
+                return Err(format!(
+                    "missing required argument \"{}\": {}",
+                    param.name, param.description
+                ))
             }
             None | Some(Json::Null) => {}
             Some(Json::String(s)) => {
@@ -188,10 +221,14 @@ fn check_rule(param: &Param, value: &str) -> Result<(), String> {
         }
         Rule::TaskId => {
             if value.trim().is_empty() {
-                return Err(format!("{name} is empty; pass the task_id that add_task returned"));
+                return Err(format!(
+                    "{name} is empty; pass the task_id that add_task returned"
+                ));
             }
             if value.chars().count() > TASK_ID_MAX {
-                return Err(format!("{name} is longer than {TASK_ID_MAX} characters, so no task has it"));
+                return Err(format!(
+                    "{name} is longer than {TASK_ID_MAX} characters, so no task has it"
+                ));
             }
         }
         Rule::Text { blank_ok } => {
@@ -200,9 +237,14 @@ fn check_rule(param: &Param, value: &str) -> Result<(), String> {
             }
             let chars = value.chars().count();
             if chars > TEXT_MAX {
-                return Err(format!("{name} is {chars} characters long; the limit is {TEXT_MAX}"));
+                return Err(format!(
+                    "{name} is {chars} characters long; the limit is {TEXT_MAX}"
+                ));
             }
-            if let Some(c) = value.chars().find(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r')) {
+            if let Some(c) = value
+                .chars()
+                .find(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+            {
                 return Err(format!(
                     "{name} contains the control character U+{:04X}; only tabs and line breaks are allowed",
                     u32::from(c)
@@ -211,7 +253,10 @@ fn check_rule(param: &Param, value: &str) -> Result<(), String> {
         }
         Rule::Kind => {
             if crate::model::Kind::parse(value).is_none() {
-                return Err(format!("{name} must be one of main, cleanup, record; got \"{}\"", preview(value)));
+                return Err(format!(
+                    "{name} must be one of main, cleanup, record; got \"{}\"",
+                    preview(value)
+                ));
             }
         }
     }
@@ -220,7 +265,11 @@ fn check_rule(param: &Param, value: &str) -> Result<(), String> {
 
 /// At most 40 characters of untrusted input, for echoing inside an error sentence.
 fn preview(s: &str) -> String {
-    let mut out: String = s.chars().take(40).map(|c| if c.is_control() { '\u{FFFD}' } else { c }).collect();
+    let mut out: String = s
+        .chars()
+        .take(40)
+        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
+        .collect();
     if s.chars().nth(40).is_some() {
         out.push('…');
     }
@@ -259,7 +308,12 @@ pub fn list_entry(def: &ToolDef, structured: bool) -> Json {
         }
         properties.insert(p.name.into(), schema);
     }
-    let required: Vec<&str> = def.params.iter().filter(|p| p.required).map(|p| p.name).collect();
+    let required: Vec<&str> = def
+        .params
+        .iter()
+        .filter(|p| p.required)
+        .map(|p| p.name)
+        .collect();
     let mut entry = json!({
         "name": def.name,
         "title": def.title,
@@ -279,7 +333,8 @@ pub fn list_entry(def: &ToolDef, structured: bool) -> Json {
         },
     });
     if structured {
-        let schema: Json = serde_json::from_str(def.output_schema).expect("outputSchema is valid JSON");
+        let schema: Json =
+            serde_json::from_str(def.output_schema).expect("outputSchema is valid JSON");
         entry["outputSchema"] = schema;
     }
     entry
@@ -293,7 +348,10 @@ mod tests {
     fn names_satisfy_the_conformance_rule() {
         for def in ALL {
             assert!(def.name.len() <= 64);
-            assert!(def.name.chars().all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c)));
+            assert!(def
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c)));
         }
     }
 

@@ -8,9 +8,11 @@ use crate::store::{self, Sql, StoreError};
 pub const DEF: ToolDef = ToolDef {
     name: "set_focus",
     title: "Set the focus",
-    description: &["Sets the project's focus (本丸): the one thing to do now toward the North Star, \
+    description: &[
+        "Sets the project's focus (本丸): the one thing to do now toward the North Star, \
                     with an optional reason. A project has exactly one focus; this replaces the \
-                    previous one. The project must exist (set_north_star creates it)."],
+                    previous one. The project must exist (set_north_star creates it).",
+    ],
     params: &[
         Param {
             name: "project_id",
@@ -31,7 +33,11 @@ pub const DEF: ToolDef = ToolDef {
             required: false,
         },
     ],
-    annotations: Annotations { read_only: false, destructive: false, idempotent: true },
+    annotations: Annotations {
+        read_only: false,
+        destructive: false,
+        idempotent: true,
+    },
     output_schema: r#"{"type":"object","properties":{"project_id":{"type":"string"}},"required":["project_id"]}"#,
 };
 
@@ -44,7 +50,9 @@ pub async fn run(args: &Args, db: &impl Sql) -> Result<Outcome, StoreError> {
         )));
     }
     Ok(Outcome::ok(
-        format!("Set the focus (本丸) of project \"{project_id}\"; it replaces any previous focus."),
+        format!(
+            "Set the focus (本丸) of project \"{project_id}\"; it replaces any previous focus."
+        ),
         json!({"project_id": project_id}),
     ))
 }

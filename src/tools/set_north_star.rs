@@ -8,9 +8,11 @@ use crate::store::{self, Sql, StoreError, Upsert};
 pub const DEF: ToolDef = ToolDef {
     name: "set_north_star",
     title: "Set the North Star",
-    description: &["Sets the project's North Star: the one goal everything else serves. Creates the \
+    description: &[
+        "Sets the project's North Star: the one goal everything else serves. Creates the \
                     project if it does not exist yet, otherwise replaces the North Star. The text \
-                    must not be empty."],
+                    must not be empty.",
+    ],
     params: &[
         Param {
             name: "project_id",
@@ -25,7 +27,11 @@ pub const DEF: ToolDef = ToolDef {
             required: true,
         },
     ],
-    annotations: Annotations { read_only: false, destructive: false, idempotent: true },
+    annotations: Annotations {
+        read_only: false,
+        destructive: false,
+        idempotent: true,
+    },
     output_schema: r#"{"type":"object","properties":{
         "project_id":{"type":"string"},"created":{"type":"boolean"}},"required":["project_id","created"]}"#,
 };
@@ -39,5 +45,8 @@ pub async fn run(args: &Args, db: &impl Sql) -> Result<Outcome, StoreError> {
         ),
         Upsert::Updated => format!("Updated the North Star of project \"{project_id}\"."),
     };
-    Ok(Outcome::ok(text, json!({"project_id": project_id, "created": upsert == Upsert::Created})))
+    Ok(Outcome::ok(
+        text,
+        json!({"project_id": project_id, "created": upsert == Upsert::Created}),
+    ))
 }

@@ -32,6 +32,9 @@ impl Sql for D1Store {
             1 => vec![prepared[0].all().await.map_err(backend)?],
             _ => self.0.batch(prepared).await.map_err(backend)?,
         };
-        results.iter().map(|r| r.results::<Row>().map_err(backend)).collect()
+        results
+            .iter()
+            .map(|r| r.results::<Row>().map_err(backend))
+            .collect()
     }
 }

@@ -22,7 +22,9 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
     console_error_panic_hook::set_once();
     let config = Config::from_lookup(|name| env.var(name).ok().map(|v| v.to_string()));
     if config.token.is_none() && !SAID_NO_TOKEN.swap(true, Ordering::Relaxed) {
-        console_error!("handoff-mcp: AUTH_TOKEN is not set; every MCP path answers 404 until it is");
+        console_error!(
+            "handoff-mcp: AUTH_TOKEN is not set; every MCP path answers 404 until it is"
+        );
     }
     let response = match http::route(&req.path(), &config) {
         Route::Healthz => http::Response::text(200, "ok"),
@@ -43,9 +45,17 @@ async fn serve_mcp(req: &mut Request, env: &Env, config: &Config) -> Result<http
     }
     let method = req.method().to_string();
     let headers = http::Headers::new(req.headers().entries());
-    let body = if method == "POST" { req.bytes().await? } else { Vec::new() };
+    let body = if method == "POST" {
+        req.bytes().await?
+    } else {
+        Vec::new()
+    };
     let new_id = || uuid::Uuid::new_v4().to_string();
-    let request = http::Request { method: &method, headers: &headers, body: &body };
+    let request = http::Request {
+        method: &method,
+        headers: &headers,
+        body: &body,
+    };
     Ok(http::serve_mcp(&request, config, &db, &new_id).await)
 }
 
@@ -57,5 +67,7 @@ fn into_worker(response: http::Response) -> Result<Response> {
     for (name, value) in &response.headers {
         headers.set(name, value)?;
     }
-    Ok(Response::from_bytes(response.body.into_bytes())?.with_status(response.status).with_headers(headers))
+    Ok(Response::from_bytes(response.body.into_bytes())?
+        .with_status(response.status)
+        .with_headers(headers))
 }

@@ -27,7 +27,11 @@ fn origin_rule() {
         ("http://127.0.0.1:1234", 200),
         ("https://app.example", 200),
     ] {
-        assert_eq!(s.post(&[("Origin", origin)], &body).status, status, "{origin}");
+        assert_eq!(
+            s.post(&[("Origin", origin)], &body).status,
+            status,
+            "{origin}"
+        );
     }
     assert_eq!(s.post(&[], &body).status, 200);
 }
@@ -36,16 +40,37 @@ fn origin_rule() {
 fn content_type_size_and_parse_errors() {
     let s = Server::new();
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
-    assert_eq!(s.request("POST", &[("Content-Type", "text/plain")], ping.as_bytes()).status, 415);
+    assert_eq!(
+        s.request("POST", &[("Content-Type", "text/plain")], ping.as_bytes())
+            .status,
+        415
+    );
     assert_eq!(s.request("POST", &[], ping.as_bytes()).status, 415);
-    assert_eq!(s.request("POST", &[("Content-Type", "application/json; charset=utf-8")], ping.as_bytes()).status, 200);
-    let big = format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}", "x".repeat(1 << 20));
+    assert_eq!(
+        s.request(
+            "POST",
+            &[("Content-Type", "application/json; charset=utf-8")],
+            ping.as_bytes()
+        )
+        .status,
+        200
+    );
+    let big = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}",
+        "x".repeat(1 << 20)
+    );
     let reply = s.post(&[], &big);
-    assert_eq!((reply.status, reply.json()["error"]["code"].clone()), (413, json!(-32600)));
+    assert_eq!(
+        (reply.status, reply.json()["error"]["code"].clone()),
+        (413, json!(-32600))
+    );
     for garbage in ["", "{", "not json", "{\"jsonrpc\":\"2.0\",\"id\":1,"] {
         let reply = s.post(&[], garbage);
         assert_eq!(reply.status, 400, "{garbage:?}");
-        assert_eq!(reply.json(), json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the body is not JSON"}}));
+        assert_eq!(
+            reply.json(),
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the body is not JSON"}})
+        );
     }
 }
 
@@ -53,12 +78,26 @@ fn content_type_size_and_parse_errors() {
 fn invalid_messages_echo_a_readable_id() {
     let s = Server::new();
     for (body, id) in [
-        (json!({"jsonrpc": "1.0", "id": 5, "method": "ping"}), json!(5)),
-        (json!({"jsonrpc": "2.0", "id": null, "method": "ping"}), json!(null)),
+        (
+            json!({"jsonrpc": "1.0", "id": 5, "method": "ping"}),
+            json!(5),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": null, "method": "ping"}),
+            json!(null),
+        ),
         (json!({"id": "s", "method": "ping"}), json!("s")),
         (json!(42), json!(null)),
     ] {
         let reply = s.post(&[], &body.to_string());
-        assert_eq!((reply.status, reply.json()["error"]["code"].clone(), reply.json()["id"].clone()), (400, json!(-32600), id), "{body}");
+        assert_eq!(
+            (
+                reply.status,
+                reply.json()["error"]["code"].clone(),
+                reply.json()["id"].clone()
+            ),
+            (400, json!(-32600), id),
+            "{body}"
+        );
     }
 }

@@ -28,7 +28,10 @@ fn initialize_negotiates_without_a_session() {
         assert_eq!(reply.header("mcp-session-id"), None);
         let result = &reply.json()["result"];
         assert_eq!(result["protocolVersion"], negotiated, "{requested}");
-        assert_eq!(result["serverInfo"], json!({"name": "handoff-mcp", "version": env!("CARGO_PKG_VERSION")}));
+        assert_eq!(
+            result["serverInfo"],
+            json!({"name": "handoff-mcp", "version": env!("CARGO_PKG_VERSION")})
+        );
         assert_eq!(result["capabilities"], json!({"tools": {}}));
         assert!(result.get("resultType").is_none());
     }
@@ -58,18 +61,39 @@ fn initialized_notification_and_posted_responses_get_202() {
 #[test]
 fn ping_list_and_call_without_envelope_fields() {
     let s = Server::new();
-    assert_eq!(s.legacy("2025-11-25", json!(0), "ping", json!({})).json(), json!({"jsonrpc": "2.0", "id": 0, "result": {}}));
-    let list = s.legacy("2025-11-25", json!(1), "tools/list", json!({})).json();
+    assert_eq!(
+        s.legacy("2025-11-25", json!(0), "ping", json!({})).json(),
+        json!({"jsonrpc": "2.0", "id": 0, "result": {}})
+    );
+    let list = s
+        .legacy("2025-11-25", json!(1), "tools/list", json!({}))
+        .json();
     assert!(list["result"].get("resultType").is_none() && list["result"].get("ttlMs").is_none());
     assert!(list["result"]["tools"][0].get("outputSchema").is_some());
     // 2025-03-26 predates outputSchema and structuredContent.
-    let old = s.legacy("2025-03-26", json!(1), "tools/list", json!({})).json();
+    let old = s
+        .legacy("2025-03-26", json!(1), "tools/list", json!({}))
+        .json();
     assert!(old["result"]["tools"][0].get("outputSchema").is_none());
-    let call = s.legacy("2025-11-25", json!(2), "tools/call", json!({"name": "set_north_star", "arguments": {"project_id": "p", "text": "t"}})).json();
+    let call = s
+        .legacy(
+            "2025-11-25",
+            json!(2),
+            "tools/call",
+            json!({"name": "set_north_star", "arguments": {"project_id": "p", "text": "t"}}),
+        )
+        .json();
     assert_eq!(call["result"]["isError"], false);
     assert!(call["result"].get("resultType").is_none() && call["result"].get("_meta").is_none());
     assert_eq!(call["result"]["structuredContent"]["created"], true);
-    let call = s.legacy("2025-03-26", json!(3), "tools/call", json!({"name": "get_state", "arguments": {"project_id": "p"}})).json();
+    let call = s
+        .legacy(
+            "2025-03-26",
+            json!(3),
+            "tools/call",
+            json!({"name": "get_state", "arguments": {"project_id": "p"}}),
+        )
+        .json();
     assert!(call["result"].get("structuredContent").is_none());
 }
 
@@ -81,17 +105,34 @@ fn the_version_header_rule() {
     assert_eq!(s.post(&[], &body).status, 200);
     // Present but unknown: 400.
     let reply = s.post(&[("MCP-Protocol-Version", "1999-01-01")], &body);
-    assert_eq!((reply.status, reply.json()["error"]["code"].clone(), reply.json()["id"].clone()), (400, json!(-32000), json!(1)));
+    assert_eq!(
+        (
+            reply.status,
+            reply.json()["error"]["code"].clone(),
+            reply.json()["id"].clone()
+        ),
+        (400, json!(-32000), json!(1))
+    );
     // Modern header, no _meta: the modern lane's missing-_meta error.
     let reply = s.post(&[("MCP-Protocol-Version", "2026-07-28")], &body);
-    assert_eq!((reply.status, reply.json()["error"]["code"].clone()), (400, json!(-32602)));
+    assert_eq!(
+        (reply.status, reply.json()["error"]["code"].clone()),
+        (400, json!(-32602))
+    );
 }
 
 #[test]
 fn unknown_methods_are_in_band() {
     let s = Server::new();
     let reply = s.legacy("2025-11-25", json!(7), "resources/list", json!({}));
-    assert_eq!((reply.status, reply.json()["error"]["code"].clone(), reply.json()["id"].clone()), (200, json!(-32601), json!(7)));
+    assert_eq!(
+        (
+            reply.status,
+            reply.json()["error"]["code"].clone(),
+            reply.json()["id"].clone()
+        ),
+        (200, json!(-32601), json!(7))
+    );
 }
 
 #[test]

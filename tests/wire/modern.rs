@@ -6,7 +6,13 @@ use crate::support::{meta, server_meta, Server, MODERN};
 
 fn error_of(reply: &crate::support::Reply) -> (u16, Json, i64) {
     let body = reply.json();
-    (reply.status, body["id"].clone(), body["error"]["code"].as_i64().unwrap_or_else(|| panic!("{body}")))
+    (
+        reply.status,
+        body["id"].clone(),
+        body["error"]["code"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("{body}")),
+    )
 }
 
 #[test]
@@ -24,7 +30,10 @@ fn discover_is_exact() {
     assert_eq!(result["ttlMs"], 300000);
     assert_eq!(result["cacheScope"], "public");
     assert_eq!(result["_meta"], server_meta());
-    assert!(result["instructions"].as_str().unwrap().contains("get_state"));
+    assert!(result["instructions"]
+        .as_str()
+        .unwrap()
+        .contains("get_state"));
     assert!(result.get("serverInfo").is_none());
     assert_eq!(body["jsonrpc"], "2.0");
     assert_eq!(body["id"], 1);
@@ -37,9 +46,26 @@ fn tools_list_is_deterministic_strict_and_cacheable() {
     let second = s.modern(json!("a"), "tools/list", json!({})).json();
     assert_eq!(first, second);
     let result = &first["result"];
-    assert_eq!((result["resultType"].clone(), result["ttlMs"].clone()), (json!("complete"), json!(300000)));
-    let names: Vec<&str> = result["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["get_state", "set_north_star", "set_focus", "add_task", "complete_task"]);
+    assert_eq!(
+        (result["resultType"].clone(), result["ttlMs"].clone()),
+        (json!("complete"), json!(300000))
+    );
+    let names: Vec<&str> = result["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "get_state",
+            "set_north_star",
+            "set_focus",
+            "add_task",
+            "complete_task"
+        ]
+    );
     let add = &result["tools"][3];
     assert_eq!(
         add["inputSchema"],
@@ -59,13 +85,21 @@ fn tools_list_is_deterministic_strict_and_cacheable() {
         json!({"title": "Add a task", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false})
     );
     assert_eq!(result["tools"][0]["annotations"]["readOnlyHint"], true);
-    assert!(result["tools"].as_array().unwrap().iter().all(|t| t["outputSchema"]["type"] == "object"));
+    assert!(result["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["outputSchema"]["type"] == "object"));
 }
 
 #[test]
 fn tool_results_carry_the_envelope() {
     let s = Server::new();
-    let reply = s.modern(json!(0), "tools/call", json!({"name": "set_north_star", "arguments": {"project_id": "p", "text": "t"}}));
+    let reply = s.modern(
+        json!(0),
+        "tools/call",
+        json!({"name": "set_north_star", "arguments": {"project_id": "p", "text": "t"}}),
+    );
     let body = reply.json();
     assert_eq!(body["id"], 0);
     assert_eq!(body["result"]["resultType"], "complete");
@@ -76,7 +110,10 @@ fn tool_results_carry_the_envelope() {
 #[test]
 fn meta_problems_are_400_invalid_params() {
     let s = Server::new();
-    let headers = [("MCP-Protocol-Version", MODERN), ("Mcp-Method", "tools/list")];
+    let headers = [
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/list"),
+    ];
     let bodies = [
         // The header names the modern revision but there is no _meta at all.
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
@@ -96,7 +133,13 @@ fn client_info_is_optional() {
     let s = Server::new();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let reply = s.post(&[("MCP-Protocol-Version", MODERN), ("Mcp-Method", "tools/list")], &body.to_string());
+    let reply = s.post(
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/list"),
+        ],
+        &body.to_string(),
+    );
     assert_eq!(reply.status, 200);
 }
 
@@ -110,16 +153,28 @@ fn with_version(v: &str) -> String {
 fn versions_and_version_headers() {
     let s = Server::new();
     // Header and body disagree: -32020 even though the body version is unsupported.
-    let reply = s.post(&[("MCP-Protocol-Version", MODERN), ("Mcp-Method", "tools/list")], &with_version("v999.0.0"));
+    let reply = s.post(
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/list"),
+        ],
+        &with_version("v999.0.0"),
+    );
     assert_eq!(error_of(&reply), (400, json!(9), -32020));
     // Missing header.
     let reply = s.post(&[("Mcp-Method", "tools/list")], &with_version(MODERN));
     assert_eq!(error_of(&reply), (400, json!(9), -32020));
     // Agreeing but unsupported: -32022 naming both sides.
     for v in ["v999.0.0", "2099-01-01", "2025-11-25"] {
-        let reply = s.post(&[("MCP-Protocol-Version", v), ("Mcp-Method", "tools/list")], &with_version(v));
+        let reply = s.post(
+            &[("MCP-Protocol-Version", v), ("Mcp-Method", "tools/list")],
+            &with_version(v),
+        );
         assert_eq!(error_of(&reply), (400, json!(9), -32022), "{v}");
-        assert_eq!(reply.json()["error"]["data"], json!({"supported": ["2026-07-28"], "requested": v}));
+        assert_eq!(
+            reply.json()["error"]["data"],
+            json!({"supported": ["2026-07-28"], "requested": v})
+        );
     }
 }
 
@@ -129,20 +184,51 @@ fn routing_headers_must_match_the_body() {
     let call = json!({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": {"name": "get_state", "arguments": {"project_id": "p"}, "_meta": meta()}}).to_string();
     let bad: &[&[(&str, &str)]] = &[
         &[("MCP-Protocol-Version", MODERN)],
-        &[("MCP-Protocol-Version", MODERN), ("Mcp-Method", "tools/list"), ("Mcp-Name", "get_state")],
-        &[("MCP-Protocol-Version", MODERN), ("Mcp-Method", "TOOLS/CALL"), ("Mcp-Name", "get_state")],
-        &[("MCP-Protocol-Version", MODERN), ("Mcp-Method", "tools/call")],
-        &[("MCP-Protocol-Version", MODERN), ("Mcp-Method", "tools/call"), ("Mcp-Name", "set_focus")],
-        &[("MCP-Protocol-Version", MODERN), ("Mcp-Method", "tools/call"), ("Mcp-Name", "=?base64?!!!!?=")],
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/list"),
+            ("Mcp-Name", "get_state"),
+        ],
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "TOOLS/CALL"),
+            ("Mcp-Name", "get_state"),
+        ],
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+        ],
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "set_focus"),
+        ],
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "=?base64?!!!!?="),
+        ],
     ];
     for headers in bad {
         let reply = s.post(headers, &call);
         assert_eq!(error_of(&reply), (400, json!(0), -32020), "{headers:?}");
     }
     let good: &[&[(&str, &str)]] = &[
-        &[("mcp-protocol-version", MODERN), ("mcp-method", "tools/call"), ("mcp-name", "get_state")],
-        &[("MCP-Protocol-Version", " 2026-07-28\t"), ("Mcp-Method", "  tools/call  "), ("Mcp-Name", "\tget_state ")],
-        &[("MCP-Protocol-Version", MODERN), ("Mcp-Method", "=?base64?dG9vbHMvY2FsbA==?="), ("Mcp-Name", "=?base64?Z2V0X3N0YXRl?=")],
+        &[
+            ("mcp-protocol-version", MODERN),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "get_state"),
+        ],
+        &[
+            ("MCP-Protocol-Version", " 2026-07-28\t"),
+            ("Mcp-Method", "  tools/call  "),
+            ("Mcp-Name", "\tget_state "),
+        ],
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "=?base64?dG9vbHMvY2FsbA==?="),
+            ("Mcp-Name", "=?base64?Z2V0X3N0YXRl?="),
+        ],
     ];
     for headers in good {
         let reply = s.post(headers, &call);
@@ -154,13 +240,26 @@ fn routing_headers_must_match_the_body() {
 #[test]
 fn methods_outside_the_revision_are_404_method_not_found() {
     let s = Server::new();
-    for method in ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "unknown/method", "prompts/list", "resources/list"] {
+    for method in [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "unknown/method",
+        "prompts/list",
+        "resources/list",
+    ] {
         let mut params = json!({"_meta": meta()});
         if method == "initialize" {
             params["protocolVersion"] = json!(MODERN);
         }
-        let body = json!({"jsonrpc": "2.0", "id": "x-1", "method": method, "params": params}).to_string();
-        let reply = s.post(&[("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)], &body);
+        let body =
+            json!({"jsonrpc": "2.0", "id": "x-1", "method": method, "params": params}).to_string();
+        let reply = s.post(
+            &[("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)],
+            &body,
+        );
         assert_eq!(error_of(&reply), (404, json!("x-1"), -32601), "{method}");
     }
 }
@@ -168,21 +267,37 @@ fn methods_outside_the_revision_are_404_method_not_found() {
 #[test]
 fn unknown_tools_and_malformed_calls_are_invalid_params() {
     let s = Server::new();
-    let reply = s.modern(json!(3), "tools/call", json!({"name": "rm_rf", "arguments": {}}));
+    let reply = s.modern(
+        json!(3),
+        "tools/call",
+        json!({"name": "rm_rf", "arguments": {}}),
+    );
     assert_eq!(error_of(&reply), (200, json!(3), -32602));
     assert_eq!(
         reply.json()["error"]["message"],
         "Unknown tool \"rm_rf\"; the tools are get_state, set_north_star, set_focus, add_task, complete_task"
     );
-    let reply = s.modern(json!(4), "tools/call", json!({"name": "get_state", "arguments": [1]}));
+    let reply = s.modern(
+        json!(4),
+        "tools/call",
+        json!({"name": "get_state", "arguments": [1]}),
+    );
     assert_eq!(error_of(&reply), (200, json!(4), -32602));
 }
 
 #[test]
 fn notifications_are_accepted_with_202() {
     let s = Server::new();
-    let body = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"_meta": meta()}}).to_string();
-    let reply = s.post(&[("MCP-Protocol-Version", MODERN), ("Mcp-Method", "notifications/cancelled")], &body);
+    let body =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"_meta": meta()}})
+            .to_string();
+    let reply = s.post(
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "notifications/cancelled"),
+        ],
+        &body,
+    );
     assert_eq!((reply.status, reply.body.as_str()), (202, ""));
 }
 
@@ -190,7 +305,15 @@ fn notifications_are_accepted_with_202() {
 fn a_broken_database_is_an_internal_error_that_leaks_nothing() {
     let s = Server::new();
     s.db.broken.set(true);
-    let reply = s.modern(json!(5), "tools/call", json!({"name": "get_state", "arguments": {"project_id": "p"}}));
+    let reply = s.modern(
+        json!(5),
+        "tools/call",
+        json!({"name": "get_state", "arguments": {"project_id": "p"}}),
+    );
     assert_eq!(error_of(&reply), (200, json!(5), -32603));
-    assert!(!reply.body.contains("D1_ERROR") && !reply.body.contains("SQL"), "{}", reply.body);
+    assert!(
+        !reply.body.contains("D1_ERROR") && !reply.body.contains("SQL"),
+        "{}",
+        reply.body
+    );
 }

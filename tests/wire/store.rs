@@ -11,7 +11,10 @@ fn every_tool_call_is_one_round_trip() {
         ("set_north_star", json!({"project_id": "p", "text": "t"})),
         ("set_north_star", json!({"project_id": "p", "text": "t2"})),
         ("set_focus", json!({"project_id": "p", "statement": "s"})),
-        ("add_task", json!({"project_id": "p", "body": "b", "kind": "cleanup"})),
+        (
+            "add_task",
+            json!({"project_id": "p", "body": "b", "kind": "cleanup"}),
+        ),
         ("get_state", json!({"project_id": "p"})),
         ("complete_task", json!({"task_id": "task-1"})),
         ("complete_task", json!({"task_id": "nope"})),
@@ -24,23 +27,32 @@ fn every_tool_call_is_one_round_trip() {
     }
     // Bad arguments never reach the database.
     let before = s.db.batches.get();
-    s.err("add_task", json!({"project_id": "p", "body": "b", "kind": "bogus"}));
+    s.err(
+        "add_task",
+        json!({"project_id": "p", "body": "b", "kind": "bogus"}),
+    );
     assert_eq!(s.db.batches.get(), before);
 }
 
 #[test]
 fn the_open_deferred_query_uses_the_partial_index() {
     let s = Server::new();
-    let plan: Vec<String> = s
-        .db
-        .conn
-        .prepare(&format!("EXPLAIN QUERY PLAN {}", handoff_mcp::store::SELECT_OPEN_DEFERRED))
-        .unwrap()
-        .query_map(["p"], |r| r.get::<_, String>(3))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    assert_eq!(plan, ["SEARCH task USING INDEX task_open_deferred (project_id=?)"], "{plan:?}");
+    let plan: Vec<String> =
+        s.db.conn
+            .prepare(&format!(
+                "EXPLAIN QUERY PLAN {}",
+                handoff_mcp::store::SELECT_OPEN_DEFERRED
+            ))
+            .unwrap()
+            .query_map(["p"], |r| r.get::<_, String>(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+    assert_eq!(
+        plan,
+        ["SEARCH task USING INDEX task_open_deferred (project_id=?)"],
+        "{plan:?}"
+    );
 }
 
 #[test]

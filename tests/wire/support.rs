@@ -39,25 +39,39 @@ impl Sqlite {
     pub fn migrated() -> Sqlite {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
         conn.execute_batch("PRAGMA foreign_keys = ON;").unwrap();
-        let mut files: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
+        let mut files: Vec<_> =
+            std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
         files.sort();
         for file in files {
-            conn.execute_batch(&std::fs::read_to_string(file).unwrap()).unwrap();
+            conn.execute_batch(&std::fs::read_to_string(file).unwrap())
+                .unwrap();
         }
-        Sqlite { conn, batches: Cell::new(0), broken: Cell::new(false) }
+        Sqlite {
+            conn,
+            batches: Cell::new(0),
+            broken: Cell::new(false),
+        }
     }
 
     /// Every row of every table, for "nothing was written" checks.
     pub fn dump(&self) -> String {
         let mut out = String::new();
         for table in ["project", "focus", "task"] {
-            let mut stmt = self.conn.prepare(&format!("SELECT * FROM {table} ORDER BY rowid")).unwrap();
+            let mut stmt = self
+                .conn
+                .prepare(&format!("SELECT * FROM {table} ORDER BY rowid"))
+                .unwrap();
             let n = stmt.column_count();
             let rows = stmt
-                .query_map([], |r| Ok((0..n).map(|i| format!("{:?}", r.get::<_, rusqlite::types::Value>(i).unwrap())).collect::<Vec<_>>().join("|")))
+                .query_map([], |r| {
+                    Ok((0..n)
+                        .map(|i| format!("{:?}", r.get::<_, rusqlite::types::Value>(i).unwrap()))
+                        .collect::<Vec<_>>()
+                        .join("|"))
+                })
                 .unwrap();
             for row in rows {
                 out.push_str(&format!("{table}: {}\n", row.unwrap()));
@@ -71,12 +85,19 @@ impl Sql for Sqlite {
     async fn batch(&self, stmts: Vec<Stmt>) -> Result<Vec<Vec<Row>>, StoreError> {
         self.batches.set(self.batches.get() + 1);
         if self.broken.get() {
-            return Err(StoreError::Backend("D1_ERROR: no such table: project (SQL SELECT …)".into()));
+            return Err(StoreError::Backend(
+                "D1_ERROR: no such table: project (SQL SELECT …)".into(),
+            ));
         }
-        let tx = self.conn.unchecked_transaction().map_err(|e| StoreError::Backend(e.to_string()))?;
+        let tx = self
+            .conn
+            .unchecked_transaction()
+            .map_err(|e| StoreError::Backend(e.to_string()))?;
         let mut all = Vec::new();
         for stmt in &stmts {
-            let mut prepared = tx.prepare(stmt.sql).map_err(|e| StoreError::Backend(e.to_string()))?;
+            let mut prepared = tx
+                .prepare(stmt.sql)
+                .map_err(|e| StoreError::Backend(e.to_string()))?;
             let params: Vec<rusqlite::types::Value> = stmt
                 .params
                 .iter()
@@ -86,12 +107,19 @@ impl Sql for Sqlite {
                     Value::Null => rusqlite::types::Value::Null,
                 })
                 .collect();
-            let names: Vec<String> = prepared.column_names().iter().map(|s| s.to_string()).collect();
+            let names: Vec<String> = prepared
+                .column_names()
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
             let mut rows = prepared
                 .query(rusqlite::params_from_iter(params))
                 .map_err(|e| StoreError::Backend(e.to_string()))?;
             let mut out = Vec::new();
-            while let Some(row) = rows.next().map_err(|e| StoreError::Backend(e.to_string()))? {
+            while let Some(row) = rows
+                .next()
+                .map_err(|e| StoreError::Backend(e.to_string()))?
+            {
                 let mut map = Map::new();
                 for (i, name) in names.iter().enumerate() {
                     let v = match row.get_ref(i).unwrap() {
@@ -107,7 +135,8 @@ impl Sql for Sqlite {
             }
             all.push(out);
         }
-        tx.commit().map_err(|e| StoreError::Backend(e.to_string()))?;
+        tx.commit()
+            .map_err(|e| StoreError::Backend(e.to_string()))?;
         Ok(all)
     }
 }
@@ -131,11 +160,15 @@ pub struct Reply {
 
 impl Reply {
     pub fn json(&self) -> Json {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.body))
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.body))
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -143,7 +176,10 @@ impl Server {
     pub fn new() -> Server {
         Server {
             db: Sqlite::migrated(),
-            config: Config { token: Some(TOKEN.into()), allowed_origins: vec!["https://app.example".into()] },
+            config: Config {
+                token: Some(TOKEN.into()),
+                allowed_origins: vec!["https://app.example".into()],
+            },
             next_id: Cell::new(0),
         }
     }
@@ -155,14 +191,25 @@ impl Server {
             self.next_id.set(self.next_id.get() + 1);
             format!("task-{}", self.next_id.get())
         };
-        let req = http::Request { method, headers: &headers, body };
+        let req = http::Request {
+            method,
+            headers: &headers,
+            body,
+        };
         let res = block_on(http::serve_mcp(&req, &self.config, &self.db, &new_id));
-        Reply { status: res.status, headers: res.headers, body: res.body }
+        Reply {
+            status: res.status,
+            headers: res.headers,
+            body: res.body,
+        }
     }
 
     /// POST a JSON body with the given extra headers (Content-Type is added).
     pub fn post(&self, headers: &[(&str, &str)], body: &str) -> Reply {
-        let mut all = vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+        let mut all = vec![
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ];
         all.extend_from_slice(headers);
         self.request("POST", &all, body.as_bytes())
     }
@@ -171,7 +218,8 @@ impl Server {
     pub fn modern(&self, id: Json, method: &str, mut params: Json) -> Reply {
         params["_meta"] = meta();
         let name = params.get("name").and_then(Json::as_str).map(str::to_owned);
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        let body =
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
         let mut headers = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)];
         if let Some(name) = &name {
             headers.push(("Mcp-Name", name.as_str()));
@@ -181,13 +229,18 @@ impl Server {
 
     /// A 2025-era request with the given MCP-Protocol-Version header.
     pub fn legacy(&self, version: &str, id: Json, method: &str, params: Json) -> Reply {
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        let body =
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
         self.post(&[("MCP-Protocol-Version", version)], &body)
     }
 
     /// tools/call in the modern era; returns the result object (panics on a JSON-RPC error).
     pub fn call(&self, tool: &str, arguments: Json) -> Json {
-        let reply = self.modern(json!(1), "tools/call", json!({"name": tool, "arguments": arguments}));
+        let reply = self.modern(
+            json!(1),
+            "tools/call",
+            json!({"name": tool, "arguments": arguments}),
+        );
         assert_eq!(reply.status, 200, "{}", reply.body);
         let body = reply.json();
         assert!(body.get("error").is_none(), "{body}");

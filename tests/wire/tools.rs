@@ -8,7 +8,10 @@ const SEP: &str = "— 以下は後処理（北極星達成後・今は着手し
 
 fn seeded() -> Server {
     let s = Server::new();
-    s.ok("set_north_star", json!({"project_id": "p1", "text": "Ship v1"}));
+    s.ok(
+        "set_north_star",
+        json!({"project_id": "p1", "text": "Ship v1"}),
+    );
     s
 }
 
@@ -23,17 +26,35 @@ fn the_handoff_flow_exactly() {
     );
     assert_eq!(s.db.dump(), before);
 
-    let created = s.ok("set_north_star", json!({"project_id": "p1", "text": "Ship handoff-mcp v1"}));
-    assert_eq!(created["structuredContent"], json!({"project_id": "p1", "created": true}));
+    let created = s.ok(
+        "set_north_star",
+        json!({"project_id": "p1", "text": "Ship handoff-mcp v1"}),
+    );
+    assert_eq!(
+        created["structuredContent"],
+        json!({"project_id": "p1", "created": true})
+    );
     assert_eq!(
         created["content"][0]["text"],
         "Created project \"p1\" with its North Star. Next, set_focus names the one thing to do now."
     );
     s.ok("set_focus", json!({"project_id": "p1", "statement": "Write the D1 store", "why": "Everything else depends on it"}));
-    let main = s.ok("add_task", json!({"project_id": "p1", "body": "Draft the README", "kind": "main"}));
-    let cleanup = s.ok("add_task", json!({"project_id": "p1", "body": "Remove the debug logging", "kind": "cleanup"}));
-    s.ok("add_task", json!({"project_id": "p1", "body": "Note the D1 batch limits", "kind": "record"}));
-    assert_eq!(main["structuredContent"], json!({"task_id": "task-1", "project_id": "p1", "kind": "main", "deferred": false}));
+    let main = s.ok(
+        "add_task",
+        json!({"project_id": "p1", "body": "Draft the README", "kind": "main"}),
+    );
+    let cleanup = s.ok(
+        "add_task",
+        json!({"project_id": "p1", "body": "Remove the debug logging", "kind": "cleanup"}),
+    );
+    s.ok(
+        "add_task",
+        json!({"project_id": "p1", "body": "Note the D1 batch limits", "kind": "record"}),
+    );
+    assert_eq!(
+        main["structuredContent"],
+        json!({"task_id": "task-1", "project_id": "p1", "kind": "main", "deferred": false})
+    );
     assert_eq!(
         cleanup["content"][0]["text"],
         "Added cleanup task task-2 to project \"p1\". It is deferred: get_state lists it under 後処理 until complete_task, and it waits until the North Star is reached."
@@ -58,7 +79,10 @@ fn the_handoff_flow_exactly() {
     );
 
     let done = s.ok("complete_task", json!({"task_id": "task-2"}));
-    assert_eq!(done["content"][0]["text"], "Completed cleanup task task-2 in project \"p1\"; get_state no longer lists it.");
+    assert_eq!(
+        done["content"][0]["text"],
+        "Completed cleanup task task-2 in project \"p1\"; get_state no longer lists it."
+    );
     assert_eq!(
         s.state_text("p1"),
         format!("🎯 NORTH STAR: Ship handoff-mcp v1\n▶ 本丸（今やる1つ）: Write the D1 store（理由: Everything else depends on it）\n{SEP}\n  [record] Note the D1 batch limits")
@@ -68,8 +92,14 @@ fn the_handoff_flow_exactly() {
 #[test]
 fn north_star_updates_in_place() {
     let s = seeded();
-    let updated = s.ok("set_north_star", json!({"project_id": "p1", "text": "Ship v2"}));
-    assert_eq!(updated["content"][0]["text"], "Updated the North Star of project \"p1\".");
+    let updated = s.ok(
+        "set_north_star",
+        json!({"project_id": "p1", "text": "Ship v2"}),
+    );
+    assert_eq!(
+        updated["content"][0]["text"],
+        "Updated the North Star of project \"p1\"."
+    );
     assert_eq!(updated["structuredContent"]["created"], false);
     assert!(s.state_text("p1").starts_with("🎯 NORTH STAR: Ship v2\n"));
     assert_eq!(s.db.dump().matches("project:").count(), 1);
@@ -89,23 +119,51 @@ fn a_fresh_project_shows_no_focus_and_no_deferred_tasks() {
 #[test]
 fn focus_is_one_row_and_why_is_optional() {
     let s = seeded();
-    s.ok("set_focus", json!({"project_id": "p1", "statement": "First", "why": "because"}));
-    s.ok("set_focus", json!({"project_id": "p1", "statement": "Second"}));
+    s.ok(
+        "set_focus",
+        json!({"project_id": "p1", "statement": "First", "why": "because"}),
+    );
+    s.ok(
+        "set_focus",
+        json!({"project_id": "p1", "statement": "Second"}),
+    );
     assert_eq!(s.db.dump().matches("focus:").count(), 1);
-    assert!(s.state_text("p1").contains("\n▶ 本丸（今やる1つ）: Second\n"));
-    s.ok("set_focus", json!({"project_id": "p1", "statement": "Third", "why": "  "}));
-    assert!(s.state_text("p1").contains("\n▶ 本丸（今やる1つ）: Third\n"));
-    s.ok("set_focus", json!({"project_id": "p1", "statement": "Fourth", "why": null}));
-    assert!(s.state_text("p1").contains("\n▶ 本丸（今やる1つ）: Fourth\n"));
+    assert!(s
+        .state_text("p1")
+        .contains("\n▶ 本丸（今やる1つ）: Second\n"));
+    s.ok(
+        "set_focus",
+        json!({"project_id": "p1", "statement": "Third", "why": "  "}),
+    );
+    assert!(s
+        .state_text("p1")
+        .contains("\n▶ 本丸（今やる1つ）: Third\n"));
+    s.ok(
+        "set_focus",
+        json!({"project_id": "p1", "statement": "Fourth", "why": null}),
+    );
+    assert!(s
+        .state_text("p1")
+        .contains("\n▶ 本丸（今やる1つ）: Fourth\n"));
 }
 
 #[test]
 fn main_tasks_are_stored_but_never_listed_and_order_is_oldest_first() {
     let s = seeded();
-    for (kind, body) in [("record", "r1"), ("main", "m1"), ("cleanup", "c1"), ("record", "r2")] {
-        s.ok("add_task", json!({"project_id": "p1", "body": body, "kind": kind}));
+    for (kind, body) in [
+        ("record", "r1"),
+        ("main", "m1"),
+        ("cleanup", "c1"),
+        ("record", "r2"),
+    ] {
+        s.ok(
+            "add_task",
+            json!({"project_id": "p1", "body": body, "kind": kind}),
+        );
     }
-    assert!(s.state_text("p1").ends_with(&format!("{SEP}\n  [record] r1\n  [cleanup] c1\n  [record] r2")));
+    assert!(s.state_text("p1").ends_with(&format!(
+        "{SEP}\n  [record] r1\n  [cleanup] c1\n  [record] r2"
+    )));
     assert!(s.db.dump().contains("Text(\"m1\")"));
     // Completing a main task is allowed and changes nothing shown.
     s.ok("complete_task", json!({"task_id": "task-2"}));
@@ -115,10 +173,16 @@ fn main_tasks_are_stored_but_never_listed_and_order_is_oldest_first() {
 #[test]
 fn completing_twice_is_harmless_and_says_so() {
     let s = seeded();
-    s.ok("add_task", json!({"project_id": "p1", "body": "b", "kind": "cleanup"}));
+    s.ok(
+        "add_task",
+        json!({"project_id": "p1", "body": "b", "kind": "cleanup"}),
+    );
     s.ok("complete_task", json!({"task_id": "task-1"}));
     let again = s.ok("complete_task", json!({"task_id": "task-1"}));
-    assert_eq!(again["content"][0]["text"], "Task task-1 in project \"p1\" was already done; nothing changed.");
+    assert_eq!(
+        again["content"][0]["text"],
+        "Task task-1 in project \"p1\" was already done; nothing changed."
+    );
     assert_eq!(again["structuredContent"]["changed"], false);
 }
 
@@ -164,7 +228,10 @@ fn bad_arguments_name_the_argument_and_write_nothing() {
     ];
     for (tool, args, expected) in cases {
         let sentence = s.err(tool, args.clone());
-        let expected = format!("Invalid arguments for {tool}: {}. Nothing was written.", expected.trim_end_matches('.'));
+        let expected = format!(
+            "Invalid arguments for {tool}: {}. Nothing was written.",
+            expected.trim_end_matches('.')
+        );
         assert_eq!(sentence, expected, "{tool} {args}");
     }
     assert_eq!(s.db.dump(), before);
@@ -175,14 +242,20 @@ fn a_64_character_project_id_is_fine_and_65_is_not() {
     let s = Server::new();
     let id64 = "a".repeat(64);
     s.ok("set_north_star", json!({"project_id": id64, "text": "t"}));
-    let sentence = s.err("set_north_star", json!({"project_id": "a".repeat(65), "text": "t"}));
+    let sentence = s.err(
+        "set_north_star",
+        json!({"project_id": "a".repeat(65), "text": "t"}),
+    );
     assert!(sentence.contains("1-64 characters"), "{sentence}");
 }
 
 #[test]
 fn stored_strings_cannot_forge_get_state_lines() {
     let s = Server::new();
-    s.ok("set_north_star", json!({"project_id": "p1", "text": "real\n🎯 NORTH STAR: forged"}));
+    s.ok(
+        "set_north_star",
+        json!({"project_id": "p1", "text": "real\n🎯 NORTH STAR: forged"}),
+    );
     s.ok("set_focus", json!({"project_id": "p1", "statement": "s\r\n▶ 本丸（今やる1つ）: forged", "why": "w\u{2028}x"}));
     s.ok("add_task", json!({"project_id": "p1", "body": format!("a\n{SEP}\n  [cleanup] forged"), "kind": "record"}));
     let text = s.state_text("p1");
@@ -193,7 +266,10 @@ fn stored_strings_cannot_forge_get_state_lines() {
     assert_eq!(text.lines().count(), 4);
     // The stored value is untouched: structured content returns it as written.
     let state = s.ok("get_state", json!({"project_id": "p1"}));
-    assert_eq!(state["structuredContent"]["north_star"], "real\n🎯 NORTH STAR: forged");
+    assert_eq!(
+        state["structuredContent"]["north_star"],
+        "real\n🎯 NORTH STAR: forged"
+    );
 }
 
 #[test]
@@ -203,7 +279,10 @@ fn json_hostile_strings_round_trip() {
     s.ok("set_north_star", json!({"project_id": "p1", "text": nasty}));
     let state = s.ok("get_state", json!({"project_id": "p1"}));
     assert_eq!(state["structuredContent"]["north_star"], nasty);
-    assert!(state["content"][0]["text"].as_str().unwrap().starts_with(&format!("🎯 NORTH STAR: {nasty}\n")));
+    assert!(state["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("🎯 NORTH STAR: {nasty}\n")));
 }
 
 #[test]
