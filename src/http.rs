@@ -141,26 +141,47 @@ pub fn origin_allowed(origin: Option<&str>, config: &Config) -> bool {
     matches!(host, Some("localhost" | "127.0.0.1" | "::1"))
 }
 
-/// Serves `/<token>/mcp`: stateless Streamable HTTP for both protocol eras.
+/// The checks every MCP-facing route makes first: a disallowed Origin is 403, a method the route
+/// does not serve is 405 with `Allow`. `None` means go on.
+pub fn guard(method: &str, headers: &Headers, config: &Config, allow: &[&str]) -> Option<Response> {
+    if !origin_allowed(headers.get("origin"), config) {
+        return Some(Response::json(
+            403,
+            &json!({"jsonrpc": "2.0", "error": {"code": -32000, "message": "Forbidden: Origin not allowed"}}),
+        ));
+    }
+    if !allow.contains(&method) {
+        let mut response = Response::json(
+            405,
+            &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": format!(
+                "Method Not Allowed: this endpoint takes {} only",
+                allow.join(", ")
+            )}}),
+        );
+        response.headers.push(("allow", allow.join(", ")));
+        return Some(response);
+    }
+    None
+}
+
+/// The headers dispatch reads.
+pub fn mcp_headers(headers: &Headers) -> McpHeaders {
+    McpHeaders {
+        protocol_version: headers.get("mcp-protocol-version").map(str::to_owned),
+        method: headers.get("mcp-method").map(str::to_owned),
+        name: headers.get("mcp-name").map(str::to_owned),
+    }
+}
+
+/// Serves `/<token>/mcp` (and POST `/<token>/sse`): stateless Streamable HTTP for both eras.
 pub async fn serve_mcp(
     req: &Request<'_>,
     config: &Config,
     db: &impl Sql,
     ids: &impl NewId,
 ) -> Response {
-    if !origin_allowed(req.headers.get("origin"), config) {
-        return Response::json(
-            403,
-            &json!({"jsonrpc": "2.0", "error": {"code": -32000, "message": "Forbidden: Origin not allowed"}}),
-        );
-    }
-    if req.method != "POST" {
-        let mut response = Response::json(
-            405,
-            &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Method Not Allowed: this endpoint takes POST only (no sessions, no GET stream)"}}),
-        );
-        response.headers.push(("allow", "POST".into()));
-        return response;
+    if let Some(refusal) = guard(req.method, req.headers, config, &["POST"]) {
+        return refusal;
     }
     let content_type = req.headers.get("content-type").unwrap_or_default();
     if !content_type
@@ -176,19 +197,12 @@ pub async fn serve_mcp(
         );
     }
     if req.body.len() > MAX_BODY_BYTES {
-        return Response::json(
-            413,
-            &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": format!("Request too large: the limit is {MAX_BODY_BYTES} bytes")}}),
-        );
+        return too_large();
     }
     let Ok(body) = serde_json::from_slice::<Json>(req.body) else {
         return reply_to_response(dispatch::parse_error().into());
     };
-    let headers = McpHeaders {
-        protocol_version: req.headers.get("mcp-protocol-version").map(str::to_owned),
-        method: req.headers.get("mcp-method").map(str::to_owned),
-        name: req.headers.get("mcp-name").map(str::to_owned),
-    };
+    let headers = mcp_headers(req.headers);
     let ctx = Ctx {
         db,
         ids,
@@ -197,7 +211,14 @@ pub async fn serve_mcp(
     reply_to_response(dispatch::handle(&body, &ctx).await)
 }
 
-fn reply_to_response(handled: Handled) -> Response {
+pub fn too_large() -> Response {
+    Response::json(
+        413,
+        &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": format!("Request too large: the limit is {MAX_BODY_BYTES} bytes")}}),
+    )
+}
+
+pub fn reply_to_response(handled: Handled) -> Response {
     let mut response = match handled.reply {
         Reply::Accepted => Response {
             status: 202,

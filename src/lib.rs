@@ -9,6 +9,7 @@ pub mod jsonrpc;
 pub mod model;
 pub mod protocol;
 pub mod render;
+pub mod sse;
 pub mod store;
 pub mod tools;
 

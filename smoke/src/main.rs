@@ -7,6 +7,7 @@ mod http;
 mod protocol;
 mod routes;
 mod scenario;
+mod sse;
 mod tools;
 
 use std::env;
@@ -38,6 +39,8 @@ fn main() -> ExitCode {
     for era in Era::ALL {
         run_era(&mut checks, &target, era);
     }
+    cross_transport(&mut checks, &target);
+    sse::transport_checks(&mut checks, &target);
 
     checks::say(&checks.summary());
     if checks.failed() == 0 {
@@ -63,6 +66,22 @@ fn run_era(checks: &mut Checks, target: &Target, era: Era) {
         Era::Modern => protocol::modern_errors(checks, "D", &mut d),
         Era::Legacy => protocol::ping(checks, "D", &mut d),
     }
+}
+
+/// The handoff across transports: A writes over /mcp, B reads and completes over the legacy
+/// HTTP+SSE transport, C reads over /mcp and must see B's change.
+fn cross_transport(checks: &mut Checks, target: &Target) {
+    let tag = "mcp→sse→mcp";
+    let project = format!("smoke-sse-{}", unix_nanos());
+    let mut open = |who: &str, checks: &mut Checks| -> Box<dyn Session> {
+        if who == "B" {
+            if let Some(client) = sse::open(checks, target, tag, who) {
+                return Box::new(client);
+            }
+        }
+        Box::new(protocol::open(checks, target, Era::Modern, who))
+    };
+    scenario::run(checks, tag, &project, &mut open);
 }
 
 /// A fresh suffix per run, so repeated runs against one database never see each other's tasks.

@@ -1,8 +1,10 @@
-//! The Workers shell, compiled for wasm32 only: the fetch entry, env → Config, the D1 adapter
-//! and uuid task ids. It translates; the core decides. It must never log a path or header (the
-//! path holds the token), only fixed sentences and the core's diagnostics.
+//! The Workers shell, compiled for wasm32 only: the fetch entry, env → Config, the D1 adapter,
+//! the SSE Durable Object and uuid ids. It translates; the core decides. It must never log a
+//! path, query or header (the path holds the token), only fixed sentences and the core's
+//! diagnostics.
 
 mod d1;
+mod sse;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -11,6 +13,7 @@ use worker::{console_error, event, Context, Env, Headers, Request, Response, Res
 use crate::config::{Config, D1_BINDING};
 use crate::http::{self, Route};
 use crate::store;
+use d1::D1Store;
 
 /// Whether this isolate has already made sure the schema exists.
 static SCHEMA_READY: AtomicBool = AtomicBool::new(false);
@@ -26,40 +29,63 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
             "handoff-mcp: AUTH_TOKEN is not set; every MCP path answers 404 until it is"
         );
     }
-    let response = match http::route(&req.path(), &config) {
+    let route = http::route(&req.path(), &config);
+    let method = req.method().to_string();
+    let headers = http::Headers::new(req.headers().entries());
+    let guard = |allow: &[&str]| http::guard(&method, &headers, &config, allow);
+    let response = match route {
         Route::Healthz => http::Response::text(200, "ok"),
-        Route::Mcp => serve_mcp(&mut req, &env, &config).await?,
-        // The legacy HTTP+SSE transport is not served yet.
-        Route::Sse | Route::SseMessage | Route::NotFound => http::Response::not_found(),
+        Route::NotFound => http::Response::not_found(),
+        // POST /sse is Streamable HTTP, so an old /sse URL works whichever transport a client picks.
+        Route::Mcp | Route::Sse if method == "POST" => {
+            serve_mcp(&mut req, &env, &config, &headers).await?
+        }
+        Route::Mcp => guard(&["POST"]).unwrap_or_else(http::Response::not_found),
+        Route::Sse => match guard(&["GET", "POST"]) {
+            Some(refusal) => refusal,
+            None => return sse::open(&env, config.token.as_deref().unwrap_or_default()).await,
+        },
+        Route::SseMessage => match guard(&["POST"]) {
+            Some(refusal) => refusal,
+            None => return sse::post(&mut req, &env, &headers).await,
+        },
     };
     into_worker(response)
 }
 
-async fn serve_mcp(req: &mut Request, env: &Env, config: &Config) -> Result<http::Response> {
-    let db = d1::D1Store(env.d1(D1_BINDING)?);
+/// The D1 store, with the schema ensured once per isolate.
+async fn database(env: &Env) -> Result<D1Store> {
+    let db = D1Store(env.d1(D1_BINDING)?);
     if !SCHEMA_READY.load(Ordering::Relaxed) {
         match store::ensure_schema(&db).await {
             Ok(()) => SCHEMA_READY.store(true, Ordering::Relaxed),
             Err(e) => console_error!("handoff-mcp: could not ensure the schema: {e}"),
         }
     }
-    let method = req.method().to_string();
-    let headers = http::Headers::new(req.headers().entries());
-    let body = if method == "POST" {
-        req.bytes().await?
-    } else {
-        Vec::new()
-    };
-    let new_id = || uuid::Uuid::new_v4().to_string();
+    Ok(db)
+}
+
+fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+async fn serve_mcp(
+    req: &mut Request,
+    env: &Env,
+    config: &Config,
+    headers: &http::Headers,
+) -> Result<http::Response> {
+    let db = database(env).await?;
+    let body = req.bytes().await?;
     let request = http::Request {
-        method: &method,
-        headers: &headers,
+        method: "POST",
+        headers,
         body: &body,
     };
     Ok(http::serve_mcp(&request, config, &db, &new_id).await)
 }
 
-fn into_worker(response: http::Response) -> Result<Response> {
+pub(crate) fn into_worker(response: http::Response) -> Result<Response> {
     if let Some(diagnostic) = &response.diagnostic {
         console_error!("handoff-mcp: {diagnostic}");
     }

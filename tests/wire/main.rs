@@ -5,5 +5,6 @@ mod support;
 mod http_rules;
 mod legacy;
 mod modern;
+mod sse;
 mod store;
 mod tools;

@@ -1,0 +1,168 @@
+//! The legacy HTTP+SSE transport (protocol 2024-11-05) as pure functions: session ids, event
+//! framing, and turning one POSTed message into the event to write on the session's stream.
+//! No stream, timer or Durable Object here (src/worker/sse.rs holds those), and no business
+//! state: a message goes through the same dispatcher as /mcp.
+
+use serde_json::Value as Json;
+
+use crate::dispatch::{self, Ctx, Reply};
+use crate::http::{self, Headers, Response};
+use crate::store::Sql;
+use crate::tools::NewId;
+
+/// A comment line: keeps proxies and clients from timing the idle stream out.
+pub const KEEPALIVE: &str = ": keepalive\n\n";
+/// Within the 15–25 s that common proxies and SDKs tolerate.
+pub const KEEPALIVE_SECS: u64 = 20;
+
+/// Session ids are 32 lowercase hex digits (a v4 UUID without dashes: 122 random bits).
+pub fn is_session_id(s: &str) -> bool {
+    s.len() == 32
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Where a session's client must POST its messages. The path keeps the token, so the session
+/// id alone is useless to anyone who does not hold it.
+pub fn endpoint_path(token: &str, session_id: &str) -> String {
+    format!("/{token}/sse/message?sessionId={session_id}")
+}
+
+/// The first event of a stream: the endpoint path. A path with a line break (impossible for
+/// ours) is cut there, so it can never add an event.
+pub fn endpoint_event(path: &str) -> String {
+    let path = path.split(['\r', '\n']).next().unwrap_or_default();
+    format!("event: endpoint\ndata: {path}\n\n")
+}
+
+/// One JSON-RPC message as an SSE event. serde_json writes no raw newline, so `data:` is one line.
+pub fn message_event(message: &Json) -> String {
+    format!("event: message\ndata: {message}\n\n")
+}
+
+/// The session id from a message POST's query string, or the 400 to answer.
+pub fn session_from_query(query: Option<&str>) -> Result<&str, Response> {
+    let id = query
+        .unwrap_or_default()
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("sessionId="))
+        .ok_or_else(|| {
+            Response::text(
+                400,
+                "Missing sessionId: POST to the path the endpoint event gave",
+            )
+        })?;
+    if !is_session_id(id) {
+        return Err(Response::text(
+            400,
+            "Malformed sessionId: POST to the path the endpoint event gave",
+        ));
+    }
+    Ok(id)
+}
+
+/// What a POST to a session that is not open gets.
+pub fn unknown_session() -> Response {
+    Response::text(
+        404,
+        "Unknown or closed SSE session: open a new one with GET on the /sse path",
+    )
+}
+
+/// What a POST to an open session gets at once; the answer follows on the stream.
+pub fn accepted() -> Response {
+    Response::text(202, "Accepted")
+}
+
+/// Checks a message POST's body before it is accepted: the size limit (413) and JSON (400).
+pub fn parse_message(body: &[u8]) -> Result<Json, Response> {
+    if body.len() > http::MAX_BODY_BYTES {
+        return Err(http::too_large());
+    }
+    serde_json::from_slice(body)
+        .map_err(|_| Response::text(400, "Bad Request: the body is not JSON"))
+}
+
+/// Runs one accepted message through the dispatcher. Returns the event to write on the stream
+/// (`None` for notifications and posted responses) and a diagnostic for the log.
+pub async fn respond(
+    message: &Json,
+    headers: &Headers,
+    db: &impl Sql,
+    ids: &impl NewId,
+) -> (Option<String>, Option<String>) {
+    let headers = http::mcp_headers(headers);
+    let handled = dispatch::handle(
+        message,
+        &Ctx {
+            db,
+            ids,
+            headers: &headers,
+        },
+    )
+    .await;
+    let event = match handled.reply {
+        Reply::Json { body, .. } => Some(message_event(&body)),
+        Reply::Accepted => None,
+    };
+    (event, handled.diagnostic)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn framing() {
+        let id = "0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            endpoint_event(&endpoint_path("tok", id)),
+            "event: endpoint\ndata: /tok/sse/message?sessionId=0123456789abcdef0123456789abcdef\n\n"
+        );
+        let event =
+            message_event(&json!({"jsonrpc": "2.0", "id": 1, "result": {"text": "a\nb\r\nc"}}));
+        assert_eq!(
+            event,
+            "event: message\ndata: {\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{\"text\":\"a\\nb\\r\\nc\"}}\n\n"
+        );
+        assert_eq!(event.matches('\n').count(), 3);
+    }
+
+    #[test]
+    fn session_ids() {
+        let id = "0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            session_from_query(Some(&format!("sessionId={id}"))).unwrap(),
+            id
+        );
+        assert_eq!(
+            session_from_query(Some(&format!("x=1&sessionId={id}"))).unwrap(),
+            id
+        );
+        for bad in [
+            None,
+            Some(""),
+            Some("sessionId="),
+            Some("sessionId=ABC"),
+            Some("session_id=0123456789abcdef0123456789abcdef"),
+        ] {
+            assert_eq!(session_from_query(bad).unwrap_err().status, 400, "{bad:?}");
+        }
+        assert!(!is_session_id("0123456789ABCDEF0123456789abcdef"));
+        assert!(!is_session_id("0123456789abcdef0123456789abcde"));
+    }
+
+    #[test]
+    fn bodies() {
+        assert_eq!(parse_message(b"{").unwrap_err().status, 400);
+        assert_eq!(
+            parse_message(&vec![b' '; http::MAX_BODY_BYTES + 1])
+                .unwrap_err()
+                .status,
+            413
+        );
+        assert_eq!(parse_message(b"{\"a\":1}").unwrap(), json!({"a": 1}));
+    }
+}
