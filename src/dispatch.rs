@@ -5,8 +5,10 @@
 use serde_json::{json, Value as Json};
 
 use crate::jsonrpc::{self, Message, RpcError};
+use crate::prompts::{self, PromptError};
 use crate::protocol::version::{self, Era};
-use crate::protocol::{self, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
+use crate::protocol::{self, Cache, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
+use crate::resources::{self, ResourceError};
 use crate::store::Sql;
 use crate::tools::{self, NewId};
 
@@ -282,14 +284,12 @@ async fn modern(
     }
     let era = Era::Modern;
     let result = match method {
-        "server/discover" => Done::new(protocol::envelope(protocol::discover(), era, true)),
-        "tools/list" => Done::new(protocol::envelope(
-            protocol::tools_list_for(era).clone(),
+        "server/discover" => Done::new(protocol::envelope(
+            protocol::discover(),
             era,
-            true,
+            Some(Cache::Static),
         )),
-        "tools/call" => call_tool(params, era, ctx).await?,
-        _ => return Err(method_not_found(method, 404)),
+        _ => serve(method, params, era, ctx).await?,
     };
     Ok(Some(result))
 }
@@ -313,12 +313,108 @@ async fn legacy(
         return Ok(None);
     }
     let result = match method {
-        "ping" => json!({}),
-        "tools/list" => protocol::tools_list_for(era).clone(),
-        "tools/call" => return call_tool(params, era, ctx).await.map(Some),
-        _ => return Err(method_not_found(method, 200)),
+        "ping" => Done::new(json!({})),
+        // Accepted and kept nowhere: this server never sends log messages.
+        "logging/setLevel" if version::has_logging_set_level(era) => Done::new(json!({})),
+        _ => serve(method, params, era, ctx).await?,
     };
-    Ok(Some(Done::new(result)))
+    Ok(Some(result))
+}
+
+/// The methods both eras share, with their envelope for `era`.
+async fn serve(
+    method: &str,
+    params: Option<&Json>,
+    era: Era,
+    ctx: &Ctx<'_, impl Sql, impl NewId>,
+) -> Result<Done, RpcError> {
+    let (result, cache) = match method {
+        "tools/list" => (protocol::tools_list_for(era).clone(), Some(Cache::Static)),
+        "tools/call" => return call_tool(params, era, ctx).await,
+        "prompts/list" => (prompts::list(), Some(Cache::Static)),
+        "prompts/get" => {
+            let name = string_param(params, "name", "prompts/get")?;
+            let arguments = params.and_then(|p| p.get("arguments"));
+            (
+                prompts::get(ctx.db, name, arguments)
+                    .await
+                    .map_err(prompt_error)?,
+                None,
+            )
+        }
+        "resources/templates/list" => (resources::templates(), Some(Cache::Static)),
+        "resources/list" => {
+            let cursor = params.and_then(|p| p.get("cursor")).and_then(Json::as_str);
+            let listed = resources::list(ctx.db, cursor).await;
+            (
+                listed.map_err(|e| resource_error(e, era))?,
+                Some(Cache::Data),
+            )
+        }
+        "resources/read" => {
+            let uri = string_param(params, "uri", "resources/read")?;
+            let read = resources::read(ctx.db, uri).await;
+            (read.map_err(|e| resource_error(e, era))?, Some(Cache::Data))
+        }
+        _ => {
+            return Err(method_not_found(
+                method,
+                if era == Era::Modern { 404 } else { 200 },
+            ))
+        }
+    };
+    Ok(Done::new(protocol::envelope(result, era, cache)))
+}
+
+fn string_param<'a>(
+    params: Option<&'a Json>,
+    field: &str,
+    method: &str,
+) -> Result<&'a str, RpcError> {
+    params
+        .and_then(|p| p.get(field))
+        .and_then(Json::as_str)
+        .ok_or_else(|| {
+            RpcError::new(
+                jsonrpc::INVALID_PARAMS,
+                format!("{method} needs params.{field}, a string"),
+                200,
+            )
+        })
+}
+
+fn resource_error(error: ResourceError, era: Era) -> RpcError {
+    match error {
+        ResourceError::NotFound(uri) => RpcError::new(
+            version::resource_not_found_code(era),
+            format!(
+                "Resource not found: {}; resources/list names each project's state",
+                preview(&uri)
+            ),
+            200,
+        )
+        .with_data(json!({ "uri": uri })),
+        ResourceError::BadCursor => RpcError::new(jsonrpc::INVALID_PARAMS, "Invalid cursor", 200),
+        ResourceError::Store(detail) => RpcError::new(jsonrpc::INTERNAL_ERROR, detail, 200),
+    }
+}
+
+fn prompt_error(error: PromptError) -> RpcError {
+    let invalid = |message: String| RpcError::new(jsonrpc::INVALID_PARAMS, message, 200);
+    match error {
+        PromptError::UnknownPrompt(name) => {
+            invalid(format!("Unknown prompt {name:?}; the prompts are: resume"))
+        }
+        PromptError::BadArgument(sentence) => invalid(sentence),
+        PromptError::UnknownProject(id) => invalid(format!(
+            "No project {id:?} yet: call the set_north_star tool with this project_id first"
+        )),
+        PromptError::Store(detail) => RpcError::new(jsonrpc::INTERNAL_ERROR, detail, 200),
+    }
+}
+
+fn preview(s: &str) -> String {
+    s.chars().take(200).collect()
 }
 
 /// The legacy era from the MCP-Protocol-Version header: absent means 2025-03-26; an unknown
@@ -393,7 +489,7 @@ async fn call_tool(
     if let (Some(structured), true) = (outcome.structured, version::has_structured_content(era)) {
         result["structuredContent"] = structured;
     }
-    Ok(Done::new(protocol::envelope(result, era, false)))
+    Ok(Done::new(protocol::envelope(result, era, None)))
 }
 
 /// Replaces an internal error's message (which may name SQL or D1 details) with a public one.

@@ -114,6 +114,7 @@ const TASK_BY_ID: &str = "SELECT project_id, kind, status FROM task WHERE id = ?
 const COMPLETE_TASK: &str = "UPDATE task SET status = 'done' WHERE id = ?1 AND status <> 'done'";
 const SELECT_PROJECT: &str = "SELECT north_star FROM project WHERE id = ?1";
 const SELECT_FOCUS: &str = "SELECT statement, why FROM focus WHERE project_id = ?1";
+const PROJECT_IDS: &str = "SELECT id FROM project WHERE id > ?1 ORDER BY id LIMIT ?2";
 /// Matches the partial index `task_open_deferred` term for term, so SQLite serves it from there.
 pub const SELECT_OPEN_DEFERRED: &str = "SELECT id, kind, body FROM task \
      WHERE project_id = ?1 AND demoted = 1 AND status = 'open' ORDER BY rowid";
@@ -251,6 +252,25 @@ pub async fn load_state(db: &impl Sql, project_id: &str) -> Result<Option<State>
         focus,
         deferred,
     }))
+}
+
+/// Up to `limit` project ids in id order, after `after` (exclusive).
+pub async fn project_ids(
+    db: &impl Sql,
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Vec<String>, StoreError> {
+    let limit = Value::Int(i64::try_from(limit).unwrap_or(i64::MAX));
+    let results = db
+        .batch(vec![Stmt::new(
+            PROJECT_IDS,
+            vec![after.unwrap_or("").into(), limit],
+        )])
+        .await?;
+    first(&results)?
+        .iter()
+        .map(|row| text(row, "id").map(str::to_owned))
+        .collect()
 }
 
 fn first(results: &[Vec<Row>]) -> Result<&Vec<Row>, StoreError> {

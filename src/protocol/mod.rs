@@ -17,8 +17,17 @@ pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
-/// How long clients may cache discover and tools/list. The lists change only with a deploy.
-pub const LIST_TTL_MS: u64 = 300_000;
+/// How long clients may cache what changes only with a deploy (discover, tool/prompt/template lists).
+pub const STATIC_TTL_MS: u64 = 300_000;
+
+/// Cache hints of a cacheable result (2026-07-28).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cache {
+    /// The same for every caller; changes only with a deploy.
+    Static,
+    /// Project data: stale at once, and only for this authorization context.
+    Data,
+}
 
 pub const INSTRUCTIONS: &str = "handoff-mcp keeps one project pointed at its North Star across chats. \
 At the start of every chat call get_state with the project's id, state the North Star, then advance \
@@ -29,17 +38,22 @@ pub fn server_info() -> Json {
     json!({"name": SERVER_NAME, "version": SERVER_VERSION})
 }
 
-/// Capabilities are the same in both eras: tools only, with no list-change notifications
-/// (there is no session or stream to send them on).
-pub fn capabilities() -> Json {
-    json!({"tools": {}})
+/// Tools, resources and prompts, with no list-change or subscribe notifications (there is no
+/// session or stream to send them on). 2025-era clients also get `logging`, because their
+/// logging/setLevel must be answered; no log message is ever sent.
+pub fn capabilities(era: Era) -> Json {
+    let mut capabilities = json!({"tools": {}, "resources": {}, "prompts": {}});
+    if version::has_logging_set_level(era) {
+        capabilities["logging"] = json!({});
+    }
+    capabilities
 }
 
 /// The modern `server/discover` result body (before the envelope fields).
 pub fn discover() -> Json {
     json!({
         "supportedVersions": version::SUPPORTED_MODERN,
-        "capabilities": capabilities(),
+        "capabilities": capabilities(Era::Modern),
         "instructions": INSTRUCTIONS,
     })
 }
@@ -48,7 +62,7 @@ pub fn discover() -> Json {
 pub fn initialize(negotiated: &'static str) -> Json {
     json!({
         "protocolVersion": negotiated,
-        "capabilities": capabilities(),
+        "capabilities": capabilities(Era::Legacy(negotiated)),
         "serverInfo": server_info(),
         "instructions": INSTRUCTIONS,
     })
@@ -74,15 +88,22 @@ pub fn tools_list_for(era: Era) -> &'static Json {
     }
 }
 
-/// Adds the stateless revision's envelope fields to a complete result. `cacheable` results
-/// (discover, lists) also get cache hints; they hold no per-user data, hence "public".
-pub fn envelope(mut result: Json, era: Era, cacheable: bool) -> Json {
+/// Adds the stateless revision's envelope fields to a complete result: `resultType`, serverInfo,
+/// and for cacheable results the cache hints.
+pub fn envelope(mut result: Json, era: Era, cache: Option<Cache>) -> Json {
     if version::has_result_type(era) {
         result["resultType"] = json!("complete");
         result["_meta"] = json!({ META_SERVER_INFO: server_info() });
-        if cacheable {
-            result["ttlMs"] = json!(LIST_TTL_MS);
-            result["cacheScope"] = json!("public");
+        match cache {
+            Some(Cache::Static) => {
+                result["ttlMs"] = json!(STATIC_TTL_MS);
+                result["cacheScope"] = json!("public");
+            }
+            Some(Cache::Data) => {
+                result["ttlMs"] = json!(0);
+                result["cacheScope"] = json!("private");
+            }
+            None => {}
         }
     }
     result

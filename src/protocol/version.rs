@@ -55,6 +55,19 @@ pub fn has_structured_content(era: Era) -> bool {
     }
 }
 
+/// logging/setLevel exists only before the stateless revision (which sets a level per request).
+pub fn has_logging_set_level(era: Era) -> bool {
+    matches!(era, Era::Legacy(_))
+}
+
+/// A missing resource: -32002 in the 2024/2025 specs, -32602 (with data.uri) from 2026-07-28.
+pub fn resource_not_found_code(era: Era) -> i64 {
+    match era {
+        Era::Modern => -32602,
+        Era::Legacy(_) => -32002,
+    }
+}
+
 /// Result envelope fields of the stateless revision.
 pub fn has_result_type(era: Era) -> bool {
     era == Era::Modern

@@ -205,13 +205,7 @@ fn check_rule(param: &Param, value: &str) -> Result<(), String> {
     let name = param.name;
     match param.rule {
         Rule::ProjectId => {
-            let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
-            let chars = value.chars().count();
-            if chars == 0
-                || chars > PROJECT_ID_MAX
-                || !value.chars().all(ok_char)
-                || !value.starts_with(|c: char| c.is_ascii_alphanumeric())
-            {
+            if !is_project_id(value) {
                 return Err(format!(
                     "{name} must be 1-{PROJECT_ID_MAX} characters of ASCII letters, digits, '-', '_' or '.', \
                      starting with a letter or digit; got \"{}\"",
@@ -261,6 +255,15 @@ fn check_rule(param: &Param, value: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The project id rule: 1-64 ASCII letters, digits, '-', '_', '.', starting with a letter or digit.
+/// Ids also appear inside resource URIs, which this keeps unambiguous.
+pub fn is_project_id(value: &str) -> bool {
+    let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    (1..=PROJECT_ID_MAX).contains(&value.len())
+        && value.chars().all(ok_char)
+        && value.starts_with(|c: char| c.is_ascii_alphanumeric())
 }
 
 /// At most 40 characters of untrusted input, for echoing inside an error sentence.

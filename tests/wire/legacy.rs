@@ -32,7 +32,10 @@ fn initialize_negotiates_without_a_session() {
             result["serverInfo"],
             json!({"name": "handoff-mcp", "version": env!("CARGO_PKG_VERSION")})
         );
-        assert_eq!(result["capabilities"], json!({"tools": {}}));
+        assert_eq!(
+            result["capabilities"],
+            json!({"tools": {}, "resources": {}, "prompts": {}, "logging": {}})
+        );
         assert!(result.get("resultType").is_none());
     }
 }
@@ -124,7 +127,12 @@ fn the_version_header_rule() {
 #[test]
 fn unknown_methods_are_in_band() {
     let s = Server::new();
-    let reply = s.legacy("2025-11-25", json!(7), "resources/list", json!({}));
+    let reply = s.legacy(
+        "2025-11-25",
+        json!(7),
+        "resources/subscribe",
+        json!({"uri": "handoff://projects/p/state"}),
+    );
     assert_eq!(
         (
             reply.status,
@@ -132,6 +140,21 @@ fn unknown_methods_are_in_band() {
             reply.json()["id"].clone()
         ),
         (200, json!(-32601), json!(7))
+    );
+}
+
+#[test]
+fn logging_set_level_is_accepted_and_changes_nothing() {
+    let s = Server::new();
+    let reply = s.legacy(
+        "2025-11-25",
+        json!(1),
+        "logging/setLevel",
+        json!({"level": "debug"}),
+    );
+    assert_eq!(
+        reply.json(),
+        json!({"jsonrpc": "2.0", "id": 1, "result": {}})
     );
 }
 

@@ -2,6 +2,7 @@
 
 mod support;
 
+mod catalog;
 mod http_rules;
 mod legacy;
 mod modern;

@@ -26,7 +26,10 @@ fn discover_is_exact() {
     let result = &body["result"];
     assert_eq!(result["resultType"], "complete");
     assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
-    assert_eq!(result["capabilities"], json!({"tools": {}}));
+    assert_eq!(
+        result["capabilities"],
+        json!({"tools": {}, "resources": {}, "prompts": {}})
+    );
     assert_eq!(result["ttlMs"], 300000);
     assert_eq!(result["cacheScope"], "public");
     assert_eq!(result["_meta"], server_meta());
@@ -247,8 +250,8 @@ fn methods_outside_the_revision_are_404_method_not_found() {
         "resources/subscribe",
         "resources/unsubscribe",
         "unknown/method",
-        "prompts/list",
-        "resources/list",
+        "completion/complete",
+        "subscriptions/listen",
     ] {
         let mut params = json!({"_meta": meta()});
         if method == "initialize" {

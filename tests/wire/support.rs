@@ -217,7 +217,11 @@ impl Server {
     /// A well-formed 2026-07-28 request; returns the whole reply.
     pub fn modern(&self, id: Json, method: &str, mut params: Json) -> Reply {
         params["_meta"] = meta();
-        let name = params.get("name").and_then(Json::as_str).map(str::to_owned);
+        let name = params
+            .get("name")
+            .or_else(|| params.get("uri"))
+            .and_then(Json::as_str)
+            .map(str::to_owned);
         let body =
             json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
         let mut headers = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)];

@@ -1,0 +1,110 @@
+//! Resources: each project's state, readable as `handoff://projects/{project_id}/state`.
+//! URI parsing, the template and the list/read bodies. Errors come back as `ResourceError` for
+//! dispatch to turn into JSON-RPC errors; no wire envelope and no SQL here.
+
+use serde_json::{json, Value as Json};
+
+use crate::render;
+use crate::store::{self, Sql, StoreError};
+use crate::tools;
+
+pub const URI_PREFIX: &str = "handoff://projects/";
+pub const URI_SUFFIX: &str = "/state";
+pub const TEMPLATE: &str = "handoff://projects/{project_id}/state";
+/// Projects per resources/list page.
+pub const PAGE: usize = 100;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResourceError {
+    /// Not one of our URIs, or a project that does not exist.
+    NotFound(String),
+    /// A cursor we did not hand out.
+    BadCursor,
+    Store(String),
+}
+
+impl From<StoreError> for ResourceError {
+    fn from(e: StoreError) -> Self {
+        ResourceError::Store(e.to_string())
+    }
+}
+
+pub fn uri(project_id: &str) -> String {
+    format!("{URI_PREFIX}{project_id}{URI_SUFFIX}")
+}
+
+/// The project id a URI names, if it is one of ours with a well-formed id.
+pub fn project_of(uri: &str) -> Option<&str> {
+    let id = uri.strip_prefix(URI_PREFIX)?.strip_suffix(URI_SUFFIX)?;
+    tools::is_project_id(id).then_some(id)
+}
+
+pub fn templates() -> Json {
+    json!({"resourceTemplates": [{
+        "uriTemplate": TEMPLATE,
+        "name": "project-state",
+        "title": "Project state",
+        "description": "A project's North Star, focus and open deferred tasks: get_state's fixed-format text.",
+        "mimeType": "text/plain",
+    }]})
+}
+
+/// One page of known projects, after `cursor` (the last id of the previous page).
+pub async fn list(db: &impl Sql, cursor: Option<&str>) -> Result<Json, ResourceError> {
+    if cursor.is_some_and(|c| !tools::is_project_id(c)) {
+        return Err(ResourceError::BadCursor);
+    }
+    let mut ids = store::project_ids(db, cursor, PAGE + 1).await?;
+    let next = (ids.len() > PAGE).then(|| {
+        ids.truncate(PAGE);
+        ids.last().cloned().unwrap_or_default()
+    });
+    let resources: Vec<Json> = ids
+        .iter()
+        .map(|id| {
+            json!({
+                "uri": uri(id),
+                "name": id,
+                "title": format!("State of project {id}"),
+                "mimeType": "text/plain",
+            })
+        })
+        .collect();
+    let mut body = json!({ "resources": resources });
+    if let Some(next) = next {
+        body["nextCursor"] = json!(next);
+    }
+    Ok(body)
+}
+
+/// The state text of the project a URI names.
+pub async fn read(db: &impl Sql, uri: &str) -> Result<Json, ResourceError> {
+    let not_found = || ResourceError::NotFound(uri.to_owned());
+    let project_id = project_of(uri).ok_or_else(not_found)?;
+    let state = store::load_state(db, project_id)
+        .await?
+        .ok_or_else(not_found)?;
+    Ok(
+        json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": render::render(&state)}]}),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris() {
+        assert_eq!(uri("p-1"), "handoff://projects/p-1/state");
+        assert_eq!(project_of("handoff://projects/p-1/state"), Some("p-1"));
+        for bad in [
+            "handoff://projects//state",
+            "handoff://projects/a b/state",
+            "handoff://projects/p",
+            "test://x",
+            "handoff://projects/p/state/x",
+        ] {
+            assert_eq!(project_of(bad), None, "{bad}");
+        }
+    }
+}
