@@ -101,9 +101,11 @@ pub fn classify(value: &Json) -> Result<Message<'_>, Json> {
     }
 }
 
-/// MCP ids are strings or numbers, never null.
+/// MCP ids are strings or integers, never null. An integer outside i64/u64 or a fraction would
+/// come back as a float in another spelling, so the client could not match the reply; it is
+/// refused instead of echoed wrong.
 fn is_valid_id(id: &Json) -> bool {
-    id.is_string() || id.is_number()
+    id.is_string() || id.is_i64() || id.is_u64()
 }
 
 /// Reads the id of a message that may be malformed, for error replies.
@@ -150,6 +152,16 @@ mod tests {
             classify(&json!({"jsonrpc": "2.0", "id": 7, "method": "x", "params": 3})),
             Err(json!(7))
         );
+    }
+
+    #[test]
+    fn fractions_and_out_of_range_integers_are_not_ids() {
+        for id in [json!(1.5), json!(1.0), json!(-0.0), json!(1e29)] {
+            let msg = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+            assert_eq!(classify(&msg), Err(Json::Null), "{id}");
+        }
+        let msg = json!({"jsonrpc": "2.0", "id": u64::MAX, "method": "ping"});
+        assert!(classify(&msg).is_ok());
     }
 
     #[test]
