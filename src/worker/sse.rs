@@ -8,10 +8,9 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use futures_channel::mpsc::{unbounded, UnboundedSender};
-use wasm_bindgen::JsValue;
 use worker::{
-    console_error, durable_object, js_sys, wasm_bindgen_futures, Delay, DurableObject, Env,
-    Headers, Method, Request, RequestInit, Response, Result, State,
+    console_error, durable_object, js_sys, wasm_bindgen_futures, web_sys, Delay, DurableObject,
+    Env, Headers, Request, Response, Result, State,
 };
 
 use super::{database, into_worker, new_id};
@@ -37,17 +36,19 @@ pub async fn open(env: &Env, token: &str) -> Result<Response> {
     let session = uuid::Uuid::new_v4().simple().to_string();
     let headers = Headers::new();
     headers.set(ENDPOINT_HEADER, &sse::endpoint_path(token, &session))?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Get).with_headers(headers);
-    stub(env, &session)?
-        .fetch_with_request(Request::new_with_init("https://sse.internal/open", &init)?)
-        .await
+    let request = internal_request("GET", "https://sse.internal/open", &headers, None)?;
+    stub(env, &session)?.fetch_with_request(request).await
 }
 
 /// POST /<token>/sse/message?sessionId=…: forwarded to the session's object.
 pub async fn post(req: &mut Request, env: &Env, headers: &http::Headers) -> Result<Response> {
-    let url = req.url()?;
-    let session = match sse::session_from_query(url.query()) {
+    // The query straight from the serialized URL: parsing it with `url` would link that crate
+    // and its IDNA tables (about 70 KB of wasm) for one hex parameter.
+    let raw = req.inner().url();
+    let query = raw
+        .split_once('?')
+        .map(|(_, q)| q.split('#').next().unwrap_or_default());
+    let session = match sse::session_from_query(query) {
         Ok(session) => session.to_owned(),
         Err(refusal) => return into_worker(refusal),
     };
@@ -58,18 +59,31 @@ pub async fn post(req: &mut Request, env: &Env, headers: &http::Headers) -> Resu
             forwarded.set(name, value)?;
         }
     }
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post)
-        .with_headers(forwarded)
-        .with_body(Some(JsValue::from(js_sys::Uint8Array::from(
-            body.as_slice(),
-        ))));
-    stub(env, &session)?
-        .fetch_with_request(Request::new_with_init(
-            "https://sse.internal/message",
-            &init,
-        )?)
-        .await
+    let request = internal_request(
+        "POST",
+        "https://sse.internal/message",
+        &forwarded,
+        Some(&body),
+    )?;
+    stub(env, &session)?.fetch_with_request(request).await
+}
+
+/// A request from the Worker to a session object, built with web-sys directly: worker's
+/// `Request::new_with_init` converts a full `RequestInit` (cf options and all) and costs
+/// about 12 KB of wasm for what is a method, two headers and a body here.
+fn internal_request(
+    method: &str,
+    url: &str,
+    headers: &Headers,
+    body: Option<&[u8]>,
+) -> Result<Request> {
+    let init = web_sys::RequestInit::new();
+    init.set_method(method);
+    init.set_headers(&headers.0);
+    if let Some(body) = body {
+        init.set_body(&js_sys::Uint8Array::from(body));
+    }
+    Ok(web_sys::Request::new_with_str_and_init(url, &init)?.into())
 }
 
 fn stub(env: &Env, session: &str) -> Result<worker::Stub> {
