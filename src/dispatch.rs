@@ -285,7 +285,7 @@ async fn modern(
     let era = Era::Modern;
     let result = match method {
         "server/discover" => Done::new(protocol::envelope(
-            protocol::discover(),
+            protocol::discover().clone(),
             era,
             Some(Cache::Static),
         )),

@@ -49,14 +49,18 @@ pub fn capabilities(era: Era) -> Json {
     capabilities
 }
 
-/// The modern `server/discover` result body (before the envelope fields).
-pub fn discover() -> Json {
+/// The modern `server/discover` result body, built once per isolate.
+pub fn discover() -> &'static Json {
+    &DISCOVER
+}
+
+static DISCOVER: LazyLock<Json> = LazyLock::new(|| {
     json!({
         "supportedVersions": version::SUPPORTED_MODERN,
         "capabilities": capabilities(Era::Modern),
         "instructions": INSTRUCTIONS,
     })
-}
+});
 
 /// The legacy `initialize` result for a negotiated version.
 pub fn initialize(negotiated: &'static str) -> Json {

@@ -62,3 +62,50 @@ fn the_schema_replays_on_a_migrated_database() {
     crate::support::block_on(handoff_mcp::store::ensure_schema(&s.db)).unwrap();
     assert!(s.state_text("p").starts_with("🎯 NORTH STAR: kept\n"));
 }
+
+/// SQLite's virtual-machine steps for get_state's deferred-task query on one project.
+fn open_deferred_steps(s: &Server, project: &str) -> i32 {
+    let mut stmt =
+        s.db.conn
+            .prepare(handoff_mcp::store::SELECT_OPEN_DEFERRED)
+            .unwrap();
+    let rows = stmt.query_map([project], |_| Ok(())).unwrap().count();
+    assert_eq!(rows, 10);
+    stmt.get_status(rusqlite::StatementStatus::VmStep)
+}
+
+#[test]
+fn get_state_stays_flat_as_history_grows() {
+    let s = Server::new();
+    for project in ["small", "big"] {
+        s.ok(
+            "set_north_star",
+            json!({"project_id": project, "text": "t"}),
+        );
+        for i in 0..10 {
+            s.ok(
+                "add_task",
+                json!({"project_id": project, "body": format!("open {i}"), "kind": "record"}),
+            );
+        }
+    }
+    // 10,000 completed deferred tasks and 1,000 main tasks, written straight into SQLite.
+    s.db.conn
+        .execute_batch(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 11000)
+             INSERT INTO task (id, project_id, body, kind, demoted, status)
+             SELECT 'hist-' || i, 'big', 'old ' || i,
+                    CASE WHEN i <= 10000 THEN 'cleanup' ELSE 'main' END,
+                    CASE WHEN i <= 10000 THEN 1 ELSE 0 END,
+                    CASE WHEN i <= 10000 THEN 'done' ELSE 'open' END
+             FROM n;",
+        )
+        .unwrap();
+    let small = open_deferred_steps(&s, "small");
+    let big = open_deferred_steps(&s, "big");
+    assert!(
+        big <= small * 2,
+        "VM steps: {small} with 10 tasks, {big} with 11,010"
+    );
+    assert_eq!(s.state_text("big").lines().count(), 13);
+}
