@@ -8,6 +8,7 @@ mod protocol;
 mod routes;
 mod scenario;
 mod sse;
+mod stress;
 mod tools;
 
 use std::env;
@@ -22,6 +23,9 @@ const USAGE: &str = "usage: smoke <BASE_URL>   (for example http://127.0.0.1:878
 
 fn main() -> ExitCode {
     let args = env::args().skip(1).collect::<Vec<_>>();
+    if let Some(code) = stress::command(&args) {
+        return code;
+    }
     let [raw] = args.as_slice() else {
         eprintln!("{USAGE}");
         return ExitCode::from(2);

@@ -2,6 +2,7 @@
 
 mod support;
 
+mod bad_input;
 mod catalog;
 mod http_rules;
 mod legacy;

@@ -1,0 +1,262 @@
+//! The fuzz target: bytes in, through `http::serve_mcp` and the dispatcher, into SQLite seeded
+//! with one project and two tasks. The first byte picks the method, headers and protocol lane;
+//! the rest is the body. It asserts what must hold for any input; no expected answers live here.
+
+#![no_main]
+
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use handoff_mcp::config::Config;
+use handoff_mcp::http::{self, Headers};
+use handoff_mcp::store::{Row, Sql, Stmt, StoreError, Value, MIGRATIONS};
+use libfuzzer_sys::fuzz_target;
+use rusqlite::types::{Value as SqlValue, ValueRef};
+use serde_json::{json, Map, Value as Json};
+
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// Project p with a North Star, a focus, an open cleanup task and a done record task, so every
+/// tool can reach its success path and every refusal has something it must not touch.
+const SEED: &str = "
+    INSERT INTO project (id, name, north_star) VALUES ('p', 'p', 'Ship v1');
+    INSERT INTO focus (project_id, statement, why) VALUES ('p', 'Write the store', 'w');
+    INSERT INTO task (id, project_id, body, kind, demoted, status)
+        VALUES ('task-1', 'p', 'b', 'cleanup', 1, 'open'), ('task-2', 'p', 'r', 'record', 1, 'done');
+";
+
+fuzz_target!(|data: &[u8]| check(data));
+
+fn check(data: &[u8]) {
+    let Some((&selector, body)) = data.split_first() else {
+        return;
+    };
+    let db = Sqlite::seeded();
+    let changes_before = db.conn.total_changes();
+    let (method, headers) = request_shape(selector, body);
+    let headers = Headers::new(headers);
+    let config = Config {
+        token: Some("fuzz-token".into()),
+        allowed_origins: vec!["https://app.example".into()],
+    };
+    let next = Cell::new(0u32);
+    let new_id = || {
+        next.set(next.get() + 1);
+        format!("new-{}", next.get())
+    };
+    let request = http::Request {
+        method,
+        headers: &headers,
+        body,
+    };
+    let response = block_on(http::serve_mcp(&request, &config, &db, &new_id));
+
+    assert!(
+        matches!(
+            response.status,
+            200 | 202 | 400 | 403 | 404 | 405 | 413 | 415
+        ),
+        "unexpected status {}",
+        response.status
+    );
+    if response.status == 202 {
+        assert!(response.body.is_empty(), "202 with a body");
+        assert_eq!(db.conn.total_changes(), changes_before, "a 202 wrote");
+        return;
+    }
+    let reply: Json = serde_json::from_str(&response.body)
+        .unwrap_or_else(|e| panic!("body is not JSON ({e}): {:?}", response.body));
+    let messages = match &reply {
+        Json::Array(items) => items.iter().collect(),
+        single => vec![single],
+    };
+    assert!(!messages.is_empty(), "an empty batch reply");
+    for message in &messages {
+        assert_eq!(message["jsonrpc"], "2.0", "{reply}");
+        // A healthy database never fails, so an internal error means input reached SQL badly.
+        assert_ne!(message["error"]["code"], -32603, "{reply}");
+        assert!(
+            message.get("error").is_some() != message.get("result").is_some(),
+            "not exactly one of result and error: {reply}"
+        );
+    }
+    let refused = |m: &&Json| m.get("error").is_some() || m["result"]["isError"] == true;
+    if response.status >= 400 || messages.iter().all(refused) {
+        assert_eq!(
+            db.conn.total_changes(),
+            changes_before,
+            "a refusal wrote: {reply}"
+        );
+    }
+}
+
+/// The HTTP method and headers for this input, from its first byte.
+fn request_shape(selector: u8, body: &[u8]) -> (&'static str, Vec<(&'static str, String)>) {
+    if selector == 0xff {
+        return ("GET", Vec::new());
+    }
+    let content_type = match selector >> 5 & 3 {
+        0 | 1 => "application/json",
+        2 => "application/json; charset=utf-8",
+        _ => "text/plain",
+    };
+    let mut headers = vec![("content-type", content_type.to_owned())];
+    if selector & 0x10 != 0 {
+        let origin = if selector & 0x80 != 0 {
+            "https://evil.example"
+        } else {
+            "http://localhost:8787"
+        };
+        headers.push(("origin", origin.to_owned()));
+    }
+    let derived = derive(body);
+    let version = |v: &str| ("mcp-protocol-version", v.to_owned());
+    match selector & 0x0f {
+        0..=3 => {}
+        4 => headers.push(version("2025-11-25")),
+        5 => headers.push(version("2025-06-18")),
+        6 => headers.push(version("2025-03-26")),
+        7 => headers.push(version("1999-01-01")),
+        8 => headers.push(version("2026-07-28")),
+        lane => {
+            // The modern lane with headers agreeing with the body, as a real client sends them;
+            // 10 and 11 spell the values in the =?base64?…?= form, 12 and 13 drop the name.
+            let (claim, method, name) = derived;
+            let encode = lane == 10 || lane == 11;
+            let spell = |v: String| {
+                if encode {
+                    format!("=?base64?{}?=", base64(v.as_bytes()))
+                } else {
+                    v
+                }
+            };
+            headers.push(version(&claim.unwrap_or_else(|| "2026-07-28".into())));
+            if let Some(method) = method {
+                headers.push(("mcp-method", spell(method)));
+            }
+            if let (Some(name), false) = (name, lane == 12 || lane == 13) {
+                headers.push(("mcp-name", spell(name)));
+            }
+        }
+    }
+    ("POST", headers)
+}
+
+/// The `_meta` version claim, method and params.name of the body (or of a batch's first item).
+fn derive(body: &[u8]) -> (Option<String>, Option<String>, Option<String>) {
+    let Ok(value) = serde_json::from_slice::<Json>(body) else {
+        return (None, None, None);
+    };
+    let message = match &value {
+        Json::Array(items) => items.first().cloned().unwrap_or_default(),
+        other => other.clone(),
+    };
+    let text = |v: &Json| v.as_str().map(str::to_owned);
+    let params = &message["params"];
+    (
+        text(&params["_meta"][META_VERSION]),
+        text(&message["method"]),
+        text(&params["name"]).or_else(|| text(&params["uri"])),
+    )
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Runs a future that never waits (SQLite answers synchronously); a future that keeps saying
+/// Pending is a hang, reported as a crash rather than left to libFuzzer's timeout.
+fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    for _ in 0..10_000 {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
+    panic!("the request future never completed");
+}
+
+/// SQLite behind the `Sql` trait with D1's semantics: a batch is one transaction, foreign keys on.
+struct Sqlite {
+    conn: rusqlite::Connection,
+}
+
+impl Sqlite {
+    fn seeded() -> Sqlite {
+        let conn = rusqlite::Connection::open_in_memory().expect("in-memory SQLite");
+        conn.execute_batch("PRAGMA foreign_keys = ON;")
+            .expect("foreign keys");
+        for (_, sql) in MIGRATIONS {
+            conn.execute_batch(sql).expect("migrations apply");
+        }
+        conn.execute_batch(SEED).expect("seed rows");
+        Sqlite { conn }
+    }
+}
+
+fn backend(e: rusqlite::Error) -> StoreError {
+    StoreError::Backend(e.to_string())
+}
+
+impl Sql for Sqlite {
+    async fn batch(&self, stmts: Vec<Stmt>) -> Result<Vec<Vec<Row>>, StoreError> {
+        let tx = self.conn.unchecked_transaction().map_err(backend)?;
+        let mut all = Vec::new();
+        for stmt in &stmts {
+            let mut prepared = tx.prepare(stmt.sql).map_err(backend)?;
+            let params: Vec<SqlValue> = stmt
+                .params
+                .iter()
+                .map(|p| match p {
+                    Value::Int(i) => SqlValue::Integer(*i),
+                    Value::Text(s) => SqlValue::Text(s.clone()),
+                    Value::Null => SqlValue::Null,
+                })
+                .collect();
+            let names: Vec<String> = prepared
+                .column_names()
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            let mut rows = prepared
+                .query(rusqlite::params_from_iter(params))
+                .map_err(backend)?;
+            let mut out = Vec::new();
+            while let Some(row) = rows.next().map_err(backend)? {
+                let mut map = Map::new();
+                for (i, name) in names.iter().enumerate() {
+                    let v = match row.get_ref(i).map_err(backend)? {
+                        ValueRef::Null => Json::Null,
+                        ValueRef::Integer(n) => json!(n),
+                        ValueRef::Real(f) => json!(f),
+                        ValueRef::Text(t) => json!(String::from_utf8_lossy(t)),
+                        ValueRef::Blob(_) => return Err(StoreError::Decode("a blob")),
+                    };
+                    map.insert(name.clone(), v);
+                }
+                out.push(map);
+            }
+            all.push(out);
+        }
+        tx.commit().map_err(backend)?;
+        Ok(all)
+    }
+}
