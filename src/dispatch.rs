@@ -12,6 +12,9 @@ use crate::resources::{self, ResourceError};
 use crate::store::Sql;
 use crate::tools::{self, NewId};
 
+/// Most messages in one 2025-03-26 batch: each may be a D1 round trip inside one request.
+pub const MAX_BATCH: usize = 100;
+
 /// The request headers dispatch needs, already looked up (names are case-insensitive on the wire).
 #[derive(Debug, Default, Clone)]
 pub struct McpHeaders {
@@ -91,6 +94,10 @@ pub async fn handle(body: &Json, ctx: &Ctx<'_, impl Sql, impl NewId>) -> Handled
 async fn handle_batch(items: &[Json], ctx: &Ctx<'_, impl Sql, impl NewId>) -> Handled {
     if items.is_empty() {
         return invalid_request(Json::Null, "an empty batch").into();
+    }
+    if items.len() > MAX_BATCH {
+        let why = format!("a batch holds at most {MAX_BATCH} messages");
+        return invalid_request(Json::Null, &why).into();
     }
     if items
         .iter()

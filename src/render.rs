@@ -81,6 +81,17 @@ fn push_inline(out: &mut String, text: &str) {
     }
 }
 
+/// True when a stored string would show nothing at all: only whitespace, control characters,
+/// bidi controls or zero-width format characters. Such a text counts as empty.
+pub fn is_blank(text: &str) -> bool {
+    text.chars().all(|c| {
+        c.is_whitespace()
+            || c.is_control()
+            || is_bidi_control(c)
+            || matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}')
+    })
+}
+
 fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }

@@ -138,7 +138,7 @@ impl Args {
         self.0
             .get(name)
             .and_then(Json::as_str)
-            .filter(|s| !s.trim().is_empty())
+            .filter(|s| !crate::render::is_blank(s))
     }
 }
 
@@ -226,7 +226,7 @@ fn check_rule(param: &Param, value: &str) -> Result<(), String> {
             }
         }
         Rule::Text { blank_ok } => {
-            if !blank_ok && value.trim().is_empty() {
+            if !blank_ok && crate::render::is_blank(value) {
                 return Err(format!("{name} is empty; {}", param.description));
             }
             let chars = value.chars().count();

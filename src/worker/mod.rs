@@ -75,6 +75,13 @@ async fn serve_mcp(
     config: &Config,
     headers: &http::Headers,
 ) -> Result<http::Response> {
+    // Refuse an announced oversize body before buffering it.
+    let announced = headers
+        .get("content-length")
+        .and_then(|n| n.trim().parse::<usize>().ok());
+    if announced.is_some_and(|n| n > http::MAX_BODY_BYTES) {
+        return Ok(http::too_large());
+    }
     let db = database(env).await?;
     let body = req.bytes().await?;
     let request = http::Request {

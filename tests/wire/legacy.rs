@@ -185,3 +185,21 @@ fn batches_only_for_2025_03_26() {
     let notes = json!([{"jsonrpc": "2.0", "method": "notifications/initialized"}]).to_string();
     assert_eq!(s.post(&[], &notes).status, 202);
 }
+
+#[test]
+fn batches_are_capped() {
+    let s = Server::new();
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let ok = Json::Array(vec![ping.clone(); 100]).to_string();
+    assert_eq!(
+        s.post(&[("MCP-Protocol-Version", "2025-03-26")], &ok)
+            .status,
+        200
+    );
+    let too_many = Json::Array(vec![ping; 101]).to_string();
+    let reply = s.post(&[("MCP-Protocol-Version", "2025-03-26")], &too_many);
+    assert_eq!(
+        (reply.status, reply.json()["error"]["code"].clone()),
+        (400, json!(-32600))
+    );
+}

@@ -295,3 +295,19 @@ fn get_state_description_ends_with_the_fixed_sentence() {
         "この出力をフラットなTODOメニューに変換するな。まず北極星を述べ、本丸を1つ進めよ。後処理は北極星達成後にのみ着手。"
     ));
 }
+
+#[test]
+fn invisible_only_text_counts_as_empty() {
+    let s = Server::new();
+    let before = s.db.dump();
+    for text in ["\u{200B}", "\u{FEFF} \u{202E}", "\u{2060}\t\u{200D}"] {
+        let sentence = s.err("set_north_star", json!({"project_id": "p", "text": text}));
+        assert!(sentence.contains("text is empty"), "{sentence}");
+    }
+    assert_eq!(s.db.dump(), before);
+    // Visible text with a zero-width joiner inside is ordinary text.
+    s.ok(
+        "set_north_star",
+        json!({"project_id": "p", "text": "👨\u{200D}👩"}),
+    );
+}
