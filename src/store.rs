@@ -112,12 +112,16 @@ const INSERT_TASK: &str = "INSERT INTO task (id, project_id, body, kind, demoted
      RETURNING id";
 const TASK_BY_ID: &str = "SELECT project_id, kind, status FROM task WHERE id = ?1";
 const COMPLETE_TASK: &str = "UPDATE task SET status = 'done' WHERE id = ?1 AND status <> 'done'";
-const SELECT_PROJECT: &str = "SELECT north_star FROM project WHERE id = ?1";
-const SELECT_FOCUS: &str = "SELECT statement, why FROM focus WHERE project_id = ?1";
+/// Everything get_state shows, in one statement: part 0 is the project, part 1 its focus, part 2
+/// its open deferred tasks in insertion order. The task arm matches the partial index
+/// `task_open_deferred` term for term, so SQLite reads only open deferred rows.
+pub const LOAD_STATE: &str = "\
+SELECT 0 AS part, 0 AS seq, north_star AS a, NULL AS b, NULL AS c FROM project WHERE id = ?1 \
+UNION ALL SELECT 1, 0, statement, why, NULL FROM focus WHERE project_id = ?1 \
+UNION ALL SELECT 2, rowid, id, kind, body FROM task \
+WHERE project_id = ?1 AND demoted = 1 AND status = 'open' \
+ORDER BY part, seq";
 const PROJECT_IDS: &str = "SELECT id FROM project WHERE id > ?1 ORDER BY id LIMIT ?2";
-/// Matches the partial index `task_open_deferred` term for term, so SQLite serves it from there.
-pub const SELECT_OPEN_DEFERRED: &str = "SELECT id, kind, body FROM task \
-     WHERE project_id = ?1 AND demoted = 1 AND status = 'open' ORDER BY rowid";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Upsert {
@@ -209,46 +213,33 @@ pub async fn complete_task(db: &impl Sql, task_id: &str) -> Result<Completion, S
     })
 }
 
-/// Reads everything get_state shows, in one batch. `None` when the project does not exist.
+/// Reads everything get_state shows, in one statement. `None` when the project does not exist.
 pub async fn load_state(db: &impl Sql, project_id: &str) -> Result<Option<State>, StoreError> {
-    let mut results = db
-        .batch(vec![
-            Stmt::new(SELECT_PROJECT, vec![project_id.into()]),
-            Stmt::new(SELECT_FOCUS, vec![project_id.into()]),
-            Stmt::new(SELECT_OPEN_DEFERRED, vec![project_id.into()]),
-        ])
+    let results = db
+        .batch(vec![Stmt::new(LOAD_STATE, vec![project_id.into()])])
         .await?;
-    if results.len() != 3 {
-        return Err(StoreError::Decode(
-            "get_state batch returned the wrong number of results",
-        ));
+    let (mut north_star, mut focus, mut deferred) = (None, None, Vec::new());
+    for row in first(&results)? {
+        // D1 hands numbers over as JavaScript doubles, SQLite as integers: read either.
+        match row.get("part").and_then(Json::as_f64).map(|p| p as i64) {
+            Some(0) => north_star = Some(text(row, "a")?.to_owned()),
+            Some(1) => {
+                focus = Some(Focus {
+                    statement: text(row, "a")?.to_owned(),
+                    why: opt_text(row, "b")?.map(str::to_owned),
+                });
+            }
+            Some(2) => deferred.push(Deferred {
+                id: text(row, "a")?.to_owned(),
+                kind: Kind::parse(text(row, "b")?).ok_or(StoreError::Decode("kind"))?,
+                body: text(row, "c")?.to_owned(),
+            }),
+            _ => return Err(StoreError::Decode("part")),
+        }
     }
-    let tasks = results.pop().unwrap_or_default();
-    let focus = results.pop().unwrap_or_default();
-    let project = results.pop().unwrap_or_default();
-    let Some(project) = project.first() else {
-        return Ok(None);
-    };
-    let focus = match focus.first() {
-        Some(row) => Some(Focus {
-            statement: text(row, "statement")?.to_owned(),
-            why: opt_text(row, "why")?.map(str::to_owned),
-        }),
-        None => None,
-    };
-    let deferred = tasks
-        .iter()
-        .map(|row| {
-            Ok(Deferred {
-                id: text(row, "id")?.to_owned(),
-                kind: kind(row)?,
-                body: text(row, "body")?.to_owned(),
-            })
-        })
-        .collect::<Result<_, StoreError>>()?;
-    Ok(Some(State {
+    Ok(north_star.map(|north_star| State {
         project_id: project_id.to_owned(),
-        north_star: text(project, "north_star")?.to_owned(),
+        north_star,
         focus,
         deferred,
     }))
