@@ -1,0 +1,160 @@
+//! The bench entry point: `bench native` times the core in-process (a); `bench http` loads two
+//! running `wrangler dev`s and samples their CPU (b, c). Both print Markdown for BENCHMARKS.md.
+//! Argument parsing lives here; nothing here measures. `scripts/bench` starts the servers.
+
+mod cpu;
+mod load;
+mod native;
+mod sqlite;
+mod stats;
+mod workload;
+
+use std::env;
+use std::process::ExitCode;
+use std::time::Duration;
+
+const USAGE: &str = "usage:
+  bench native [--rounds N] [--requests N]
+  bench http --base http://127.0.0.1:PORT/TOKEN --floor http://127.0.0.1:PORT \\
+             --handoff-pgid PGID --floor-pgid PGID \\
+             [--rounds N] [--requests-c1 N] [--requests-c16 N] [--warmup N] \\
+             [--cap-secs S] [--settle-secs S]";
+
+/// `--name value` pairs after the subcommand.
+struct Flags(Vec<(String, String)>);
+
+impl Flags {
+    fn parse(args: &[String]) -> Result<Flags, String> {
+        let mut pairs = Vec::new();
+        let mut it = args.iter();
+        while let Some(name) = it.next() {
+            let Some(name) = name.strip_prefix("--") else {
+                return Err(format!("unexpected argument {name:?}"));
+            };
+            let value = it.next().ok_or_else(|| format!("--{name} needs a value"))?;
+            pairs.push((name.to_owned(), value.clone()));
+        }
+        Ok(Flags(pairs))
+    }
+
+    fn text(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn required(&self, name: &str) -> Result<&str, String> {
+        self.text(name)
+            .ok_or_else(|| format!("--{name} is required"))
+    }
+
+    fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, String> {
+        match self.text(name) {
+            None => Ok(default),
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("--{name} wants a number, got {v:?}")),
+        }
+    }
+
+    /// Rejects flags the subcommand does not know, so a typo cannot fall back to a default unseen.
+    fn only(&self, known: &[&str]) -> Result<(), String> {
+        match self.0.iter().find(|(k, _)| !known.contains(&k.as_str())) {
+            Some((k, _)) => Err(format!("unknown flag --{k}")),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Why a run stopped: a wrong command line (the usage follows) or a failed measurement.
+enum Failure {
+    Usage(String),
+    Run(String),
+}
+
+impl From<String> for Failure {
+    fn from(e: String) -> Failure {
+        Failure::Usage(e)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(e: &str) -> Failure {
+        Failure::Usage(e.to_owned())
+    }
+}
+
+fn run(args: &[String]) -> Result<String, Failure> {
+    let (command, rest) = args.split_first().ok_or("no subcommand")?;
+    let flags = Flags::parse(rest)?;
+    match command.as_str() {
+        "native" => {
+            flags.only(&["rounds", "requests"])?;
+            let opts = native::Options {
+                rounds: flags.number("rounds", 10)?.max(1),
+                requests: flags.number("requests", 3_000)?.max(1),
+            };
+            native::run(&opts).map_err(Failure::Run)
+        }
+        "http" => {
+            flags.only(&[
+                "base",
+                "floor",
+                "handoff-pgid",
+                "floor-pgid",
+                "rounds",
+                "requests-c1",
+                "requests-c16",
+                "warmup",
+                "cap-secs",
+                "settle-secs",
+            ])?;
+            let pgid = |name: &str| -> Result<i32, String> {
+                flags
+                    .required(name)?
+                    .parse()
+                    .map_err(|_| format!("--{name} wants a process-group id"))
+            };
+            let opts = load::Options {
+                base: flags.required("base")?.trim_end_matches('/').to_owned(),
+                floor: flags.required("floor")?.trim_end_matches('/').to_owned(),
+                handoff_pgid: pgid("handoff-pgid")?,
+                floor_pgid: pgid("floor-pgid")?,
+                // Twelve rounds, so the rotating order puts every target in every position three
+                // times, and a median over rounds shrugs off the rounds another build disturbed.
+                rounds: flags.number("rounds", 12)?.max(1),
+                // At c=16 each thread makes 25 requests a phase, so the ragged end of a phase
+                // (fewer than 16 in flight) stays a few per cent of it.
+                requests: [
+                    flags.number("requests-c1", 100)?.max(1),
+                    flags.number("requests-c16", 400)?.max(1),
+                ],
+                warmup: flags.number("warmup", 100)?.max(1),
+                cap: Duration::from_secs(flags.number("cap-secs", 30)?.max(1)),
+                settle: Duration::from_secs(flags.number("settle-secs", 5)?),
+            };
+            load::run(&opts).map_err(Failure::Run)
+        }
+        other => Err(Failure::Usage(format!("unknown subcommand {other:?}"))),
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    match run(&args) {
+        Ok(report) => {
+            println!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(Failure::Usage(e)) => {
+            eprintln!("bench: {e}\n{USAGE}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Run(e)) => {
+            eprintln!("bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
