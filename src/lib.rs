@@ -12,6 +12,10 @@ pub mod protocol;
 pub mod render;
 pub mod resources;
 pub mod sse;
+
+/// SQLite behind the store, for tests, bench and fuzzing (never in the Worker).
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
 pub mod store;
 pub mod tools;
 

@@ -11,10 +11,9 @@ use std::task::{Context, Poll, Waker};
 
 use handoff_mcp::config::Config;
 use handoff_mcp::http::{self, Headers};
-use handoff_mcp::store::{Row, Sql, Stmt, StoreError, Value, MIGRATIONS};
+use handoff_mcp::sqlite::Sqlite;
 use libfuzzer_sys::fuzz_target;
-use rusqlite::types::{Value as SqlValue, ValueRef};
-use serde_json::{json, Map, Value as Json};
+use serde_json::Value as Json;
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
@@ -33,7 +32,7 @@ fn check(data: &[u8]) {
     let Some((&selector, body)) = data.split_first() else {
         return;
     };
-    let db = Sqlite::seeded();
+    let db = seeded();
     let changes_before = db.conn.total_changes();
     let (method, headers) = request_shape(selector, body);
     let headers = Headers::new(headers);
@@ -194,69 +193,9 @@ fn block_on<F: Future>(future: F) -> F::Output {
     panic!("the request future never completed");
 }
 
-/// SQLite behind the `Sql` trait with D1's semantics: a batch is one transaction, foreign keys on.
-struct Sqlite {
-    conn: rusqlite::Connection,
-}
-
-impl Sqlite {
-    fn seeded() -> Sqlite {
-        let conn = rusqlite::Connection::open_in_memory().expect("in-memory SQLite");
-        conn.execute_batch("PRAGMA foreign_keys = ON;")
-            .expect("foreign keys");
-        for (_, sql) in MIGRATIONS {
-            conn.execute_batch(sql).expect("migrations apply");
-        }
-        conn.execute_batch(SEED).expect("seed rows");
-        Sqlite { conn }
-    }
-}
-
-fn backend(e: rusqlite::Error) -> StoreError {
-    StoreError::Backend(e.to_string())
-}
-
-impl Sql for Sqlite {
-    async fn batch(&self, stmts: Vec<Stmt>) -> Result<Vec<Vec<Row>>, StoreError> {
-        let tx = self.conn.unchecked_transaction().map_err(backend)?;
-        let mut all = Vec::new();
-        for stmt in &stmts {
-            let mut prepared = tx.prepare(stmt.sql).map_err(backend)?;
-            let params: Vec<SqlValue> = stmt
-                .params
-                .iter()
-                .map(|p| match p {
-                    Value::Int(i) => SqlValue::Integer(*i),
-                    Value::Text(s) => SqlValue::Text(s.clone()),
-                    Value::Null => SqlValue::Null,
-                })
-                .collect();
-            let names: Vec<String> = prepared
-                .column_names()
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
-            let mut rows = prepared
-                .query(rusqlite::params_from_iter(params))
-                .map_err(backend)?;
-            let mut out = Vec::new();
-            while let Some(row) = rows.next().map_err(backend)? {
-                let mut map = Map::new();
-                for (i, name) in names.iter().enumerate() {
-                    let v = match row.get_ref(i).map_err(backend)? {
-                        ValueRef::Null => Json::Null,
-                        ValueRef::Integer(n) => json!(n),
-                        ValueRef::Real(f) => json!(f),
-                        ValueRef::Text(t) => json!(String::from_utf8_lossy(t)),
-                        ValueRef::Blob(_) => return Err(StoreError::Decode("a blob")),
-                    };
-                    map.insert(name.clone(), v);
-                }
-                out.push(map);
-            }
-            all.push(out);
-        }
-        tx.commit().map_err(backend)?;
-        Ok(all)
-    }
+/// The shared SQLite adapter, seeded.
+fn seeded() -> Sqlite {
+    let db = Sqlite::migrated();
+    db.conn.execute_batch(SEED).expect("seed rows");
+    db
 }

@@ -4,14 +4,14 @@
 
 use std::cell::Cell;
 use std::future::Future;
+use std::ops::Deref;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use handoff_mcp::config::Config;
 use handoff_mcp::http::{self, Headers};
-use handoff_mcp::store::{Row, Sql, Stmt, StoreError, Value};
-use rusqlite::types::ValueRef;
-use serde_json::{json, Map, Value as Json};
+use handoff_mcp::store::{Row, Sql, Stmt, StoreError};
+use serde_json::{json, Value as Json};
 
 pub const MODERN: &str = "2026-07-28";
 
@@ -26,31 +26,40 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
     }
 }
 
-/// SQLite behind the `Sql` trait, with D1's semantics: a batch is one transaction, foreign keys on.
+/// The shared SQLite adapter (`handoff_mcp::sqlite`), counting round trips and able to break.
 pub struct Sqlite {
-    pub conn: rusqlite::Connection,
+    inner: handoff_mcp::sqlite::Sqlite,
     /// How many round trips (batches) the core made.
     pub batches: Cell<usize>,
     /// When set, every batch fails as a broken database would.
     pub broken: Cell<bool>,
 }
 
+/// `s.db.conn` reads the connection, for direct SQL in tests.
+impl Deref for Sqlite {
+    type Target = handoff_mcp::sqlite::Sqlite;
+
+    fn deref(&self) -> &Self::Target {
+        &self.inner
+    }
+}
+
 impl Sqlite {
+    /// Loaded from the files in migrations/ (not the crate's list), so a migration left out of
+    /// `store::MIGRATIONS` still shows.
     pub fn migrated() -> Sqlite {
-        let conn = rusqlite::Connection::open_in_memory().unwrap();
-        conn.execute_batch("PRAGMA foreign_keys = ON;").unwrap();
         let mut files: Vec<_> =
             std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"))
                 .unwrap()
                 .map(|e| e.unwrap().path())
                 .collect();
         files.sort();
-        for file in files {
-            conn.execute_batch(&std::fs::read_to_string(file).unwrap())
-                .unwrap();
-        }
+        let texts: Vec<String> = files
+            .iter()
+            .map(|file| std::fs::read_to_string(file).unwrap())
+            .collect();
         Sqlite {
-            conn,
+            inner: handoff_mcp::sqlite::Sqlite::from_migrations(texts.iter().map(String::as_str)),
             batches: Cell::new(0),
             broken: Cell::new(false),
         }
@@ -89,55 +98,7 @@ impl Sql for Sqlite {
                 "D1_ERROR: no such table: project (SQL SELECT …)".into(),
             ));
         }
-        let tx = self
-            .conn
-            .unchecked_transaction()
-            .map_err(|e| StoreError::Backend(e.to_string()))?;
-        let mut all = Vec::new();
-        for stmt in &stmts {
-            let mut prepared = tx
-                .prepare(stmt.sql)
-                .map_err(|e| StoreError::Backend(e.to_string()))?;
-            let params: Vec<rusqlite::types::Value> = stmt
-                .params
-                .iter()
-                .map(|p| match p {
-                    Value::Int(i) => rusqlite::types::Value::Integer(*i),
-                    Value::Text(s) => rusqlite::types::Value::Text(s.clone()),
-                    Value::Null => rusqlite::types::Value::Null,
-                })
-                .collect();
-            let names: Vec<String> = prepared
-                .column_names()
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
-            let mut rows = prepared
-                .query(rusqlite::params_from_iter(params))
-                .map_err(|e| StoreError::Backend(e.to_string()))?;
-            let mut out = Vec::new();
-            while let Some(row) = rows
-                .next()
-                .map_err(|e| StoreError::Backend(e.to_string()))?
-            {
-                let mut map = Map::new();
-                for (i, name) in names.iter().enumerate() {
-                    let v = match row.get_ref(i).unwrap() {
-                        ValueRef::Null => Json::Null,
-                        ValueRef::Integer(n) => json!(n),
-                        ValueRef::Real(f) => json!(f),
-                        ValueRef::Text(t) => json!(String::from_utf8_lossy(t)),
-                        ValueRef::Blob(_) => unreachable!("the app stores no blobs"),
-                    };
-                    map.insert(name.clone(), v);
-                }
-                out.push(map);
-            }
-            all.push(out);
-        }
-        tx.commit()
-            .map_err(|e| StoreError::Backend(e.to_string()))?;
-        Ok(all)
+        self.inner.run(&stmts)
     }
 }
 
