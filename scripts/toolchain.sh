@@ -16,6 +16,8 @@ WORKER_BUILD_VERSION=0.8.7
 WRANGLER_VERSION=4.86.0   # the newest wrangler that runs on Node 20
 BINARYEN_VERSION=132.0.0  # wasm-opt 132, the version worker-build 0.8.7 expects
 ESBUILD_VERSION=0.28.2    # the version worker-build 0.8.7 expects
+CLAUDE_CODE_VERSION=2.1.332  # scripts/claude-code only (ensure_claude_code)
+MCP_REMOTE_VERSION=0.15.1    # scripts/claude-code only; the newest, and it runs on Node 20
 # wasm-bindgen-cli must match the wasm-bindgen library in Cargo.lock exactly.
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock")
 
@@ -38,17 +40,37 @@ cargo_tool() {
   fi
 }
 
-npm_tools() {
-  local want="wrangler@$WRANGLER_VERSION binaryen@$BINARYEN_VERSION esbuild@$ESBUILD_VERSION"
-  local stamp="$TOOLS/npm/.installed"
+# npm_into DIR PACKAGE@VERSION...: npm installs exactly those packages into $TOOLS/DIR unless its
+# stamp already lists them; each folder has its own package.json, so the sets never disturb each other.
+npm_into() {
+  local dir="$TOOLS/$1"
+  shift
+  local want="$*" stamp="$dir/.installed"
   if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
     log "installing $want (once)"
-    mkdir -p "$TOOLS/npm"
-    [[ -f "$TOOLS/npm/package.json" ]] || echo '{"name":"handoff-mcp-tools","private":true}' >"$TOOLS/npm/package.json"
+    mkdir -p "$dir"
+    [[ -f "$dir/package.json" ]] || echo '{"name":"handoff-mcp-tools","private":true}' >"$dir/package.json"
     # shellcheck disable=SC2086
-    (cd "$TOOLS/npm" && npm install --silent --no-audit --no-fund --save-exact $want >&2)
+    (cd "$dir" && npm install --silent --no-audit --no-fund --save-exact $want >&2)
     echo "$want" >"$stamp"
   fi
+}
+
+npm_tools() { npm_into npm "wrangler@$WRANGLER_VERSION" "binaryen@$BINARYEN_VERSION" "esbuild@$ESBUILD_VERSION"; }
+
+# The real clients for scripts/claude-code, installed only when a script asks (scripts/dev never
+# does): Claude Code is a native binary in a per-platform optional dependency, so CLAUDE_BIN points
+# at that binary itself and no install script has to run; mcp-remote is the stdio bridge Claude
+# Desktop users run, started with this machine's node (no npx, no network at run time).
+ensure_claude_code() {
+  npm_into claude-code "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
+  CLAUDE_BIN="$TOOLS/claude-code/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+  [[ -x "$CLAUDE_BIN" ]] || { log "no Claude Code binary for linux-x64 at $CLAUDE_BIN"; return 1; }
+  export CLAUDE_BIN
+}
+ensure_mcp_remote() {
+  npm_into mcp-remote "mcp-remote@$MCP_REMOTE_VERSION"
+  export MCP_REMOTE_JS="$TOOLS/mcp-remote/node_modules/mcp-remote/dist/proxy.js"
 }
 
 ensure_wasm_target
