@@ -336,7 +336,7 @@ async fn serve(
     ctx: &Ctx<'_, impl Sql, impl NewId>,
 ) -> Result<Done, RpcError> {
     let (result, cache) = match method {
-        "tools/list" => (protocol::tools_list_for(era).clone(), Some(Cache::Static)),
+        "tools/list" => (protocol::tools_list().clone(), Some(Cache::Static)),
         "tools/call" => return call_tool(params, era, ctx).await,
         "prompts/list" => (prompts::list(), Some(Cache::Static)),
         "prompts/get" => {
@@ -489,13 +489,12 @@ async fn call_tool(
             sentence.trim_end_matches('.')
         )),
     };
-    let mut result = json!({
-        "content": [{"type": "text", "text": outcome.text}],
-        "isError": outcome.is_error,
-    });
-    if let (Some(structured), true) = (outcome.structured, version::has_structured_content(era)) {
-        result["structuredContent"] = structured;
-    }
+    let content: Vec<Json> = outcome
+        .texts
+        .into_iter()
+        .map(|text| json!({"type": "text", "text": text}))
+        .collect();
+    let result = json!({"content": content, "isError": outcome.is_error});
     Ok(Done::new(protocol::envelope(result, era, None)))
 }
 

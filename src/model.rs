@@ -38,6 +38,13 @@ pub struct Focus {
     pub why: Option<String>,
 }
 
+/// The project's North Star and focus: the two lines every write ends with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Anchor {
+    pub north_star: String,
+    pub focus: Option<Focus>,
+}
+
 /// An open deferred task as get_state lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Deferred {

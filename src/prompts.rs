@@ -56,8 +56,9 @@ pub async fn get(db: &impl Sql, name: &str, arguments: Option<&Json>) -> Result<
         .await?
         .ok_or_else(|| PromptError::UnknownProject(project_id.to_owned()))?;
     let text = format!(
-        "Continue project \"{project_id}\". Its state (handoff-mcp get_state):\n\n{}\n\n{}",
+        "Continue project \"{project_id}\". Its state (handoff-mcp get_state):\n\n{}\n\n{}\n\n{}",
         render::render(&state),
+        render::reference(&state),
         render::DESCRIPTION_TAIL
     );
     Ok(json!({

@@ -44,7 +44,7 @@ pub fn templates() -> Json {
         "uriTemplate": TEMPLATE,
         "name": "project-state",
         "title": "Project state",
-        "description": "A project's North Star, focus and open deferred tasks: get_state's fixed-format text.",
+        "description": "A project's North Star, focus and open deferred tasks: get_state's fixed-format text, then its reference data (each deferred task's id for complete_task).",
         "mimeType": "text/plain",
     }]})
 }
@@ -77,16 +77,21 @@ pub async fn list(db: &impl Sql, cursor: Option<&str>) -> Result<Json, ResourceE
     Ok(body)
 }
 
-/// The state text of the project a URI names.
+/// The state of the project a URI names: get_state's two texts, the contract and the reference
+/// block, as one text separated by a blank line (one content item per resource, as clients
+/// expect).
 pub async fn read(db: &impl Sql, uri: &str) -> Result<Json, ResourceError> {
     let not_found = || ResourceError::NotFound(uri.to_owned());
     let project_id = project_of(uri).ok_or_else(not_found)?;
     let state = store::load_state(db, project_id)
         .await?
         .ok_or_else(not_found)?;
-    Ok(
-        json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": render::render(&state)}]}),
-    )
+    let text = format!(
+        "{}\n\n{}",
+        render::render(&state),
+        render::reference(&state)
+    );
+    Ok(json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]}))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use serde_json::{Map, Value as Json};
 
-use crate::model::{Deferred, Focus, Kind, State};
+use crate::model::{Anchor, Deferred, Focus, Kind, State};
 
 /// A bound parameter. Text and small integers are all the app stores.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,6 +121,15 @@ UNION ALL SELECT 1, 0, statement, why, NULL FROM focus WHERE project_id = ?1 \
 UNION ALL SELECT 2, rowid, id, kind, body FROM task \
 WHERE project_id = ?1 AND demoted = 1 AND status = 'open' \
 ORDER BY part, seq";
+/// The project's North Star and focus, read at the end of each write's batch so the reply can
+/// end with the 🎯/▶ lines as they stand after the write (no extra round trip).
+const LOAD_ANCHOR: &str =
+    "SELECT p.north_star AS north_star, f.statement AS statement, f.why AS why \
+     FROM project p LEFT JOIN focus f ON f.project_id = p.id WHERE p.id = ?1";
+/// The same for the project a task belongs to (complete_task names only the task).
+const LOAD_ANCHOR_OF_TASK: &str = "SELECT p.north_star AS north_star, f.statement AS statement, \
+     f.why AS why FROM project p LEFT JOIN focus f ON f.project_id = p.id \
+     WHERE p.id = (SELECT project_id FROM task WHERE id = ?1)";
 const PROJECT_IDS: &str = "SELECT id FROM project WHERE id > ?1 ORDER BY id LIMIT ?2";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,51 +138,59 @@ pub enum Upsert {
     Updated,
 }
 
-/// Sets the North Star, creating the project when absent. Reports which happened; the check and
-/// the write share one atomic batch.
+/// Sets the North Star, creating the project when absent. Reports which happened and the anchor
+/// after the write; the check, the write and the read share one atomic batch.
 pub async fn set_north_star(
     db: &impl Sql,
     project_id: &str,
     text: &str,
-) -> Result<Upsert, StoreError> {
+) -> Result<(Upsert, Anchor), StoreError> {
     let results = db
         .batch(vec![
             Stmt::new(PROJECT_EXISTS, vec![project_id.into()]),
             Stmt::new(UPSERT_NORTH_STAR, vec![project_id.into(), text.into()]),
+            Stmt::new(LOAD_ANCHOR, vec![project_id.into()]),
         ])
         .await?;
     let existed = !first(&results)?.is_empty();
-    Ok(if existed {
+    let anchor = anchor(&results, 2)?.ok_or(StoreError::Decode("anchor after upsert"))?;
+    let upsert = if existed {
         Upsert::Updated
     } else {
         Upsert::Created
-    })
+    };
+    Ok((upsert, anchor))
 }
 
-/// Replaces the project's one focus. `false` when the project does not exist (nothing written).
+/// Replaces the project's one focus and returns the anchor after it. `None` when the project
+/// does not exist (nothing written).
 pub async fn set_focus(
     db: &impl Sql,
     project_id: &str,
     statement: &str,
     why: Option<&str>,
-) -> Result<bool, StoreError> {
+) -> Result<Option<Anchor>, StoreError> {
     let results = db
-        .batch(vec![Stmt::new(
-            UPSERT_FOCUS,
-            vec![project_id.into(), statement.into(), why.into()],
-        )])
+        .batch(vec![
+            Stmt::new(
+                UPSERT_FOCUS,
+                vec![project_id.into(), statement.into(), why.into()],
+            ),
+            Stmt::new(LOAD_ANCHOR, vec![project_id.into()]),
+        ])
         .await?;
-    Ok(!first(&results)?.is_empty())
+    anchor(&results, 1)
 }
 
-/// Adds a task. `false` when the project does not exist (nothing written).
+/// Adds a task and returns the project's anchor. `None` when the project does not exist
+/// (nothing written).
 pub async fn add_task(
     db: &impl Sql,
     id: &str,
     project_id: &str,
     body: &str,
     kind: Kind,
-) -> Result<bool, StoreError> {
+) -> Result<Option<Anchor>, StoreError> {
     let params = vec![
         id.into(),
         project_id.into(),
@@ -181,24 +198,41 @@ pub async fn add_task(
         kind.as_str().into(),
         Value::Int(i64::from(kind.demoted())),
     ];
-    let results = db.batch(vec![Stmt::new(INSERT_TASK, params)]).await?;
-    Ok(!first(&results)?.is_empty())
+    let results = db
+        .batch(vec![
+            Stmt::new(INSERT_TASK, params),
+            Stmt::new(LOAD_ANCHOR, vec![project_id.into()]),
+        ])
+        .await?;
+    if first(&results)?.is_empty() {
+        return Ok(None);
+    }
+    anchor(&results, 1)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Completion {
     Unknown,
-    Completed { project_id: String, kind: Kind },
-    AlreadyDone { project_id: String, kind: Kind },
+    Completed {
+        project_id: String,
+        kind: Kind,
+        anchor: Anchor,
+    },
+    AlreadyDone {
+        project_id: String,
+        kind: Kind,
+        anchor: Anchor,
+    },
 }
 
-/// Marks a task done. The read of the old status and the update run in one atomic batch, so of
-/// two concurrent calls exactly one sees `Completed`.
+/// Marks a task done. The read of the old status, the update and the read of the project's
+/// anchor run in one atomic batch, so of two concurrent calls exactly one sees `Completed`.
 pub async fn complete_task(db: &impl Sql, task_id: &str) -> Result<Completion, StoreError> {
     let results = db
         .batch(vec![
             Stmt::new(TASK_BY_ID, vec![task_id.into()]),
             Stmt::new(COMPLETE_TASK, vec![task_id.into()]),
+            Stmt::new(LOAD_ANCHOR_OF_TASK, vec![task_id.into()]),
         ])
         .await?;
     let Some(row) = first(&results)?.first() else {
@@ -206,11 +240,41 @@ pub async fn complete_task(db: &impl Sql, task_id: &str) -> Result<Completion, S
     };
     let project_id = text(row, "project_id")?.to_owned();
     let kind = kind(row)?;
+    let anchor = anchor(&results, 2)?.ok_or(StoreError::Decode("anchor of the task"))?;
     Ok(if text(row, "status")? == "done" {
-        Completion::AlreadyDone { project_id, kind }
+        Completion::AlreadyDone {
+            project_id,
+            kind,
+            anchor,
+        }
     } else {
-        Completion::Completed { project_id, kind }
+        Completion::Completed {
+            project_id,
+            kind,
+            anchor,
+        }
     })
+}
+
+/// The anchor read by statement `index` of a batch; `None` when it found no project.
+fn anchor(results: &[Vec<Row>], index: usize) -> Result<Option<Anchor>, StoreError> {
+    let rows = results
+        .get(index)
+        .ok_or(StoreError::Decode("batch returned too few results"))?;
+    let Some(row) = rows.first() else {
+        return Ok(None);
+    };
+    let focus = match opt_text(row, "statement")? {
+        Some(statement) => Some(Focus {
+            statement: statement.to_owned(),
+            why: opt_text(row, "why")?.map(str::to_owned),
+        }),
+        None => None,
+    };
+    Ok(Some(Anchor {
+        north_star: text(row, "north_star")?.to_owned(),
+        focus,
+    }))
 }
 
 /// Reads everything get_state shows, in one statement. `None` when the project does not exist.

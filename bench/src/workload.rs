@@ -131,12 +131,12 @@ pub fn setup(project_id: &str) -> Vec<Request> {
 /// it is a substring search, so the load client spends its CPU on sending, not on parsing.
 pub const TOOL_OK: &str = "\"isError\":false";
 
-/// The task id in an add_task reply, read from its structured content.
+/// The task id in an add_task reply, read from its text: `Added {kind} task {id} to project …`.
 pub fn task_id(reply_body: &str) -> Option<String> {
     let json: Json = serde_json::from_str(reply_body).ok()?;
-    json["result"]["structuredContent"]["task_id"]
-        .as_str()
-        .map(str::to_owned)
+    let text = json["result"]["content"][0]["text"].as_str()?;
+    let (_, rest) = text.strip_prefix("Added ")?.split_once(" task ")?;
+    rest.split_once(' ').map(|(id, _)| id.to_owned())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::checks::Checks;
+use crate::checks::{ensure, Checks};
 use crate::client::Session;
 use crate::tools;
 
@@ -32,19 +32,34 @@ const STATE_AFTER: &str = concat!(
     "  [record] Note the D1 batch limits",
 );
 
+/// The reference block after STATE_BEFORE; `{cleanup}` and `{record}` stand for the ids A got.
+const REFERENCE_HEAD: &str = "Reference data, not a to-do list: the task_id of each open deferred task, for complete_task once that task is really done.";
+/// The 🎯 and ▶ lines every write ends with once the focus is set.
+const ANCHOR: &str = concat!(
+    "🎯 NORTH STAR: Ship handoff-mcp v1\n",
+    "▶ 本丸（今やる1つ）: Write the D1 store（理由: Everything else depends on it）",
+);
+
 /// Opens a fresh client named `who`, recording whatever handshake checks its era needs.
 pub type Opener<'a> = dyn FnMut(&str, &mut Checks) -> Box<dyn Session> + 'a;
 
 /// Runs A (writes), B (reads, completes the cleanup task) and C (reads again) against one project.
 /// `tag` prefixes every check name so runs of different eras or transports stay apart.
 pub fn run(checks: &mut Checks, tag: &str, project: &str, open: &mut Opener) {
-    let cleanup_id = run_a(checks, tag, project, open);
-    run_b(checks, tag, project, cleanup_id, open);
-    run_c(checks, tag, project, open);
+    let ids = run_a(checks, tag, project, open);
+    run_b(checks, tag, project, &ids, open);
+    run_c(checks, tag, project, &ids, open);
 }
 
-/// A sets the North Star and the focus and adds one task of each kind; returns the cleanup task's id.
-fn run_a(checks: &mut Checks, tag: &str, project: &str, open: &mut Opener) -> Option<String> {
+/// The ids A's add_task calls reported in their text.
+#[derive(Default)]
+struct Ids {
+    cleanup: Option<String>,
+    record: Option<String>,
+}
+
+/// A sets the North Star and the focus and adds one task of each kind; returns the ids.
+fn run_a(checks: &mut Checks, tag: &str, project: &str, open: &mut Opener) -> Ids {
     let mut a = open("A", checks);
     let a = a.as_mut();
 
@@ -74,11 +89,16 @@ fn run_a(checks: &mut Checks, tag: &str, project: &str, open: &mut Opener) -> Op
         json!({"project_id": project, "statement": FOCUS, "why": WHY}),
     );
     checks.record(
-        &format!("{tag} A: set_focus"),
-        focus.and_then(|result| result.expect_ok()),
+        &format!("{tag} A: set_focus, its text ending with the 🎯 and ▶ lines"),
+        focus.and_then(|result| {
+            result.expect_ok()?;
+            result.expect_text(&format!(
+                "Set the focus (本丸) of project \"{project}\"; it replaces any previous focus.\n{ANCHOR}"
+            ))
+        }),
     );
 
-    let mut cleanup_id = None;
+    let mut ids = Ids::default();
     for (kind, body) in [
         ("main", MAIN_TASK),
         ("cleanup", CLEANUP_TASK),
@@ -91,57 +111,98 @@ fn run_a(checks: &mut Checks, tag: &str, project: &str, open: &mut Opener) -> Op
         )
         .and_then(|result| {
             result.expect_ok()?;
-            result.structured_str("task_id")
+            ensure(result.text.ends_with(&format!("\n{ANCHOR}")), || {
+                format!(
+                    "add_task's text does not end with the anchor: {:?}",
+                    result.text
+                )
+            })?;
+            result.added_task_id()
         });
         let id = checks.keep(
-            &format!("{tag} A: add_task {kind} returns a task_id"),
+            &format!("{tag} A: add_task {kind} names its task_id and ends with the anchor"),
             added,
         );
-        if kind == "cleanup" {
-            cleanup_id = id;
+        match kind {
+            "cleanup" => ids.cleanup = id,
+            "record" => ids.record = id,
+            _ => {}
         }
     }
-    cleanup_id
+    ids
 }
 
-/// B, a new client, sees both deferred tasks and completes the cleanup one.
-fn run_b(
-    checks: &mut Checks,
-    tag: &str,
-    project: &str,
-    cleanup_id: Option<String>,
-    open: &mut Opener,
-) {
+/// The reference block listing these (id, kind, body) lines.
+fn reference(tasks: &[(&str, &str, &str)]) -> String {
+    let mut out = REFERENCE_HEAD.to_string();
+    for (id, kind, body) in tasks {
+        out.push_str(&format!("\ntask_id={id} [{kind}] {body}"));
+    }
+    out
+}
+
+/// B, a new client, sees both deferred tasks and completes the cleanup one with the id it read
+/// in get_state's text, as a text-only model would.
+fn run_b(checks: &mut Checks, tag: &str, project: &str, ids: &Ids, open: &mut Opener) {
     let mut b = open("B", checks);
     let b = b.as_mut();
 
+    let (Some(cleanup), Some(record)) = (&ids.cleanup, &ids.record) else {
+        checks.record(
+            &format!("{tag} B: get_state"),
+            Err("cannot run: A's add_task gave no ids".to_string()),
+        );
+        return;
+    };
     let state = tools::call(b, "get_state", json!({"project_id": project}));
-    checks.record(
-        &format!("{tag} B: get_state shows A's North Star, focus and both deferred tasks"),
+    let read_id = checks.keep(
+        &format!("{tag} B: get_state shows the contract text, then the ids as reference data"),
         state.and_then(|result| {
             result.expect_ok()?;
-            result.expect_text(STATE_BEFORE)
+            result.expect_texts(&[
+                STATE_BEFORE,
+                &reference(&[
+                    (cleanup, "cleanup", CLEANUP_TASK),
+                    (record, "record", RECORD_TASK),
+                ]),
+            ])?;
+            let tasks = result.reference_tasks()?;
+            tasks
+                .into_iter()
+                .find(|(_, kind, _)| kind == "cleanup")
+                .map(|(id, _, _)| id)
+                .ok_or_else(|| "no cleanup line in the reference block".to_string())
         }),
     );
 
-    let name = format!("{tag} B: complete_task on the cleanup task");
-    let completed = match cleanup_id {
-        Some(task_id) => tools::call(b, "complete_task", json!({"task_id": task_id}))
-            .and_then(|result| result.expect_ok()),
-        None => Err("cannot run: add_task cleanup gave no task_id".to_string()),
+    let name = format!("{tag} B: complete_task with the id read from get_state's text");
+    let completed = match read_id {
+        Some(task_id) => {
+            tools::call(b, "complete_task", json!({"task_id": task_id})).and_then(|result| {
+                result.expect_ok()?;
+                ensure(result.text.starts_with("Completed cleanup task "), || {
+                    format!("unexpected text {:?}", result.text)
+                })?;
+                ensure(result.text.ends_with(&format!("\n{ANCHOR}")), || {
+                    format!("no anchor at the end of {:?}", result.text)
+                })
+            })
+        }
+        None => Err("cannot run: no id in get_state's text".to_string()),
     };
     checks.record(&name, completed);
 }
 
 /// C, a third client, sees the cleanup task gone and the record task still open.
-fn run_c(checks: &mut Checks, tag: &str, project: &str, open: &mut Opener) {
+fn run_c(checks: &mut Checks, tag: &str, project: &str, ids: &Ids, open: &mut Opener) {
     let mut c = open("C", checks);
     let state = tools::call(c.as_mut(), "get_state", json!({"project_id": project}));
+    let record = ids.record.as_deref().unwrap_or("?");
     checks.record(
         &format!("{tag} C: get_state no longer lists the completed cleanup task"),
         state.and_then(|result| {
             result.expect_ok()?;
-            result.expect_text(STATE_AFTER)
+            result.expect_texts(&[STATE_AFTER, &reference(&[(record, "record", RECORD_TASK)])])
         }),
     );
 }

@@ -72,24 +72,15 @@ pub fn initialize(negotiated: &'static str) -> Json {
     })
 }
 
-/// tools/list bodies, built once per isolate: with and without outputSchema.
-static TOOLS_STRUCTURED: LazyLock<Json> = LazyLock::new(|| tools_list(true));
-static TOOLS_PLAIN: LazyLock<Json> = LazyLock::new(|| tools_list(false));
-
-fn tools_list(structured: bool) -> Json {
-    let list: Vec<Json> = tools::ALL
-        .iter()
-        .map(|t| tools::list_entry(t, structured))
-        .collect();
+/// The tools/list body, built once per isolate; the same for every era, since no tool has an
+/// outputSchema.
+static TOOLS: LazyLock<Json> = LazyLock::new(|| {
+    let list: Vec<Json> = tools::ALL.iter().map(|t| tools::list_entry(t)).collect();
     json!({ "tools": list })
-}
+});
 
-pub fn tools_list_for(era: Era) -> &'static Json {
-    if version::has_structured_content(era) {
-        &TOOLS_STRUCTURED
-    } else {
-        &TOOLS_PLAIN
-    }
+pub fn tools_list() -> &'static Json {
+    &TOOLS
 }
 
 /// Adds the stateless revision's envelope fields to a complete result: `resultType`, serverInfo,

@@ -47,14 +47,6 @@ pub fn allows_batches(era: Era) -> bool {
     matches!(era, Era::Legacy(v) if v <= "2025-03-26")
 }
 
-/// `structuredContent` and `outputSchema` exist from 2025-06-18 on.
-pub fn has_structured_content(era: Era) -> bool {
-    match era {
-        Era::Modern => true,
-        Era::Legacy(v) => v >= "2025-06-18",
-    }
-}
-
 /// logging/setLevel exists only before the stateless revision (which sets a level per request).
 pub fn has_logging_set_level(era: Era) -> bool {
     matches!(era, Era::Legacy(_))
@@ -94,7 +86,5 @@ mod tests {
         assert!(allows_batches(Era::Legacy("2025-03-26")));
         assert!(!allows_batches(Era::Legacy("2025-06-18")));
         assert!(!allows_batches(Era::Modern));
-        assert!(has_structured_content(Era::Legacy("2025-06-18")));
-        assert!(!has_structured_content(Era::Legacy("2025-03-26")));
     }
 }

@@ -1,7 +1,5 @@
 //! add_task: stores a task; cleanup and record tasks are deferred (demoted = 1).
 
-use serde_json::json;
-
 use super::{Annotations, Args, NewId, Outcome, Param, Rule, ToolDef};
 use crate::model::Kind;
 use crate::store::{self, Sql, StoreError};
@@ -34,23 +32,20 @@ pub const DEF: ToolDef = ToolDef {
         },
     ],
     annotations: Annotations { read_only: false, destructive: false, idempotent: false },
-    output_schema: r#"{"type":"object","properties":{
-        "task_id":{"type":"string"},"project_id":{"type":"string"},
-        "kind":{"type":"string","enum":["main","cleanup","record"]},"deferred":{"type":"boolean"}},
-        "required":["task_id","project_id","kind","deferred"]}"#,
 };
 
 pub async fn run(args: &Args, db: &impl Sql, ids: &impl NewId) -> Result<Outcome, StoreError> {
     let project_id = args.get("project_id");
     let kind = Kind::parse(args.get("kind")).expect("checked by Rule::Kind");
     let task_id = ids.new_id();
-    if !store::add_task(db, &task_id, project_id, args.get("body"), kind).await? {
+    let written = store::add_task(db, &task_id, project_id, args.get("body"), kind).await?;
+    let Some(anchor) = written else {
         return Ok(Outcome::error(format!(
             "No project \"{project_id}\" yet, so nothing was written. Call set_north_star with this \
              project_id first, then add_task."
         )));
-    }
-    let text = if kind.demoted() {
+    };
+    let sentence = if kind.demoted() {
         format!(
             "Added {} task {task_id} to project \"{project_id}\". It is deferred: get_state lists it \
              under 後処理 until complete_task, and it waits until the North Star is reached.",
@@ -62,8 +57,5 @@ pub async fn run(args: &Args, db: &impl Sql, ids: &impl NewId) -> Result<Outcome
              does not list them; the focus stays the one thing to do now."
         )
     };
-    let structured = json!({
-        "task_id": task_id, "project_id": project_id, "kind": kind.as_str(), "deferred": kind.demoted(),
-    });
-    Ok(Outcome::ok(text, structured))
+    Ok(Outcome::written(sentence, &anchor))
 }

@@ -10,6 +10,8 @@ mod set_north_star;
 
 use serde_json::{json, Map, Value as Json};
 
+use crate::model::Anchor;
+use crate::render;
 use crate::store::{Sql, StoreError};
 
 /// Every tool, in the order tools/list shows them.
@@ -35,8 +37,6 @@ pub struct ToolDef {
     pub description: &'static [&'static str],
     pub params: &'static [Param],
     pub annotations: Annotations,
-    /// JSON text of the outputSchema (parsed once when tools/list is built).
-    pub output_schema: &'static str,
 }
 
 pub struct Annotations {
@@ -64,28 +64,42 @@ pub enum Rule {
     Kind,
 }
 
-/// What a tool call produced. `is_error` results are failures the model can act on; the
-/// sentence says what happened and what to do.
+/// What a tool call produced: its text items, in order, which is all the model is shown. There is
+/// no structured content: clients such as Claude Code hand the model `structuredContent` in
+/// place of the text, which would hide the contract (ARCHITECTURE.md, "What the model sees").
+/// `is_error` results are failures the model can act on; the sentence says what happened and
+/// what to do.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
-    pub text: String,
-    pub structured: Option<Json>,
+    pub texts: Vec<String>,
     pub is_error: bool,
 }
 
 impl Outcome {
-    pub fn ok(text: String, structured: Json) -> Self {
+    pub fn ok(text: String) -> Self {
         Outcome {
-            text,
-            structured: Some(structured),
+            texts: vec![text],
             is_error: false,
         }
     }
 
+    /// A success of several text items (get_state: the contract, then the reference block).
+    pub fn ok_texts(texts: Vec<String>) -> Self {
+        Outcome {
+            texts,
+            is_error: false,
+        }
+    }
+
+    /// A successful write: its sentence, then the project's 🎯 and ▶ lines as they now stand.
+    pub fn written(sentence: String, anchor: &Anchor) -> Self {
+        let anchor = render::anchor(&anchor.north_star, anchor.focus.as_ref());
+        Outcome::ok(format!("{sentence}\n{anchor}"))
+    }
+
     pub fn error(text: String) -> Self {
         Outcome {
-            text,
-            structured: None,
+            texts: vec![text],
             is_error: true,
         }
     }
@@ -290,8 +304,9 @@ fn type_name(v: &Json) -> &'static str {
     }
 }
 
-/// The tools/list entry of one tool. `structured` says whether the client's era has outputSchema.
-pub fn list_entry(def: &ToolDef, structured: bool) -> Json {
+/// The tools/list entry of one tool. No tool declares an outputSchema: a declared schema obliges
+/// structuredContent, which would displace the text in front of the model.
+pub fn list_entry(def: &ToolDef) -> Json {
     let mut properties = Map::new();
     for p in def.params {
         let mut schema = json!({"type": "string", "description": p.description});
@@ -317,7 +332,7 @@ pub fn list_entry(def: &ToolDef, structured: bool) -> Json {
         .filter(|p| p.required)
         .map(|p| p.name)
         .collect();
-    let mut entry = json!({
+    json!({
         "name": def.name,
         "title": def.title,
         "description": def.description.concat(),
@@ -334,13 +349,7 @@ pub fn list_entry(def: &ToolDef, structured: bool) -> Json {
             "idempotentHint": def.annotations.idempotent,
             "openWorldHint": false,
         },
-    });
-    if structured {
-        let schema: Json =
-            serde_json::from_str(def.output_schema).expect("outputSchema is valid JSON");
-        entry["outputSchema"] = schema;
-    }
-    entry
+    })
 }
 
 #[cfg(test)]
@@ -355,14 +364,6 @@ mod tests {
                 .name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c)));
-        }
-    }
-
-    #[test]
-    fn output_schemas_parse() {
-        for def in ALL {
-            let schema: Json = serde_json::from_str(def.output_schema).unwrap();
-            assert_eq!(schema["type"], "object", "{}", def.name);
         }
     }
 }

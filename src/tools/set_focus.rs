@@ -1,7 +1,5 @@
 //! set_focus: replaces the project's one focus (本丸) with a single UPSERT.
 
-use serde_json::json;
-
 use super::{Annotations, Args, Outcome, Param, Rule, ToolDef};
 use crate::store::{self, Sql, StoreError};
 
@@ -38,21 +36,21 @@ pub const DEF: ToolDef = ToolDef {
         destructive: false,
         idempotent: true,
     },
-    output_schema: r#"{"type":"object","properties":{"project_id":{"type":"string"}},"required":["project_id"]}"#,
 };
 
 pub async fn run(args: &Args, db: &impl Sql) -> Result<Outcome, StoreError> {
     let project_id = args.get("project_id");
-    if !store::set_focus(db, project_id, args.get("statement"), args.opt("why")).await? {
+    let written = store::set_focus(db, project_id, args.get("statement"), args.opt("why")).await?;
+    let Some(anchor) = written else {
         return Ok(Outcome::error(format!(
             "No project \"{project_id}\" yet, so nothing was written. Call set_north_star with this \
              project_id first, then set_focus."
         )));
-    }
-    Ok(Outcome::ok(
+    };
+    Ok(Outcome::written(
         format!(
             "Set the focus (本丸) of project \"{project_id}\"; it replaces any previous focus."
         ),
-        json!({"project_id": project_id}),
+        &anchor,
     ))
 }

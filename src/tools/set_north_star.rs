@@ -1,7 +1,5 @@
 //! set_north_star: creates the project or replaces its North Star.
 
-use serde_json::json;
-
 use super::{Annotations, Args, Outcome, Param, Rule, ToolDef};
 use crate::store::{self, Sql, StoreError, Upsert};
 
@@ -32,21 +30,16 @@ pub const DEF: ToolDef = ToolDef {
         destructive: false,
         idempotent: true,
     },
-    output_schema: r#"{"type":"object","properties":{
-        "project_id":{"type":"string"},"created":{"type":"boolean"}},"required":["project_id","created"]}"#,
 };
 
 pub async fn run(args: &Args, db: &impl Sql) -> Result<Outcome, StoreError> {
     let project_id = args.get("project_id");
-    let upsert = store::set_north_star(db, project_id, args.get("text")).await?;
-    let text = match upsert {
+    let (upsert, anchor) = store::set_north_star(db, project_id, args.get("text")).await?;
+    let sentence = match upsert {
         Upsert::Created => format!(
             "Created project \"{project_id}\" with its North Star. Next, set_focus names the one thing to do now."
         ),
         Upsert::Updated => format!("Updated the North Star of project \"{project_id}\"."),
     };
-    Ok(Outcome::ok(
-        text,
-        json!({"project_id": project_id, "created": upsert == Upsert::Created}),
-    ))
+    Ok(Outcome::written(sentence, &anchor))
 }

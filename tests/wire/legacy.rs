@@ -72,12 +72,16 @@ fn ping_list_and_call_without_envelope_fields() {
         .legacy("2025-11-25", json!(1), "tools/list", json!({}))
         .json();
     assert!(list["result"].get("resultType").is_none() && list["result"].get("ttlMs").is_none());
-    assert!(list["result"]["tools"][0].get("outputSchema").is_some());
-    // 2025-03-26 predates outputSchema and structuredContent.
+    // One tool list for every era: no outputSchema, so no client may expect structuredContent.
     let old = s
         .legacy("2025-03-26", json!(1), "tools/list", json!({}))
         .json();
-    assert!(old["result"]["tools"][0].get("outputSchema").is_none());
+    assert_eq!(old["result"], list["result"]);
+    assert!(list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t.get("outputSchema").is_none()));
     let call = s
         .legacy(
             "2025-11-25",
@@ -88,7 +92,11 @@ fn ping_list_and_call_without_envelope_fields() {
         .json();
     assert_eq!(call["result"]["isError"], false);
     assert!(call["result"].get("resultType").is_none() && call["result"].get("_meta").is_none());
-    assert_eq!(call["result"]["structuredContent"]["created"], true);
+    assert!(call["result"].get("structuredContent").is_none());
+    assert!(call["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("Created project \"p\""));
     let call = s
         .legacy(
             "2025-03-26",
@@ -98,6 +106,7 @@ fn ping_list_and_call_without_envelope_fields() {
         )
         .json();
     assert!(call["result"].get("structuredContent").is_none());
+    assert_eq!(call["result"]["content"].as_array().unwrap().len(), 2);
 }
 
 #[test]

@@ -40,9 +40,12 @@ fn a_tool_call_over_sse_writes_to_the_same_store() {
     let s = Server::new();
     let call = json!({"jsonrpc": "2.0", "id": "c", "method": "tools/call", "params": {"name": "set_north_star", "arguments": {"project_id": "p", "text": "from sse"}}});
     let (event, _) = respond(&s, &[("MCP-Protocol-Version", "2025-11-25")], call);
-    assert!(event
-        .unwrap()
-        .contains("\"structuredContent\":{\"created\":true,\"project_id\":\"p\"}"));
+    let event = event.unwrap();
+    assert!(
+        event.contains("Created project \\\"p\\\" with its North Star."),
+        "{event}"
+    );
+    assert!(!event.contains("structuredContent"), "{event}");
     assert!(s.state_text("p").starts_with("🎯 NORTH STAR: from sse\n"));
 }
 

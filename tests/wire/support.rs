@@ -65,6 +65,11 @@ impl Sqlite {
         }
     }
 
+    /// The one text value a query selects, read straight from SQLite: what is stored, verbatim.
+    pub fn stored(&self, sql: &str) -> String {
+        self.conn.query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
     /// Every row of every table, for "nothing was written" checks.
     pub fn dump(&self) -> String {
         let mut out = String::new();
@@ -227,10 +232,40 @@ impl Server {
         result["content"][0]["text"].as_str().unwrap().to_owned()
     }
 
+    /// get_state's first text item: the contract text.
     pub fn state_text(&self, project_id: &str) -> String {
-        let result = self.ok("get_state", json!({"project_id": project_id}));
-        result["content"][0]["text"].as_str().unwrap().to_owned()
+        self.state_texts(project_id).swap_remove(0)
     }
+
+    /// get_state's text items: the contract text, then the reference block, and nothing else.
+    pub fn state_texts(&self, project_id: &str) -> Vec<String> {
+        let result = self.ok("get_state", json!({"project_id": project_id}));
+        let texts = texts(&result);
+        assert_eq!(texts.len(), 2, "{result}");
+        texts
+    }
+}
+
+/// The text items of a tool result, in order. A result must carry text items only: no
+/// structuredContent (it would replace the text in front of the model) and no other type.
+pub fn texts(result: &Json) -> Vec<String> {
+    assert!(result.get("structuredContent").is_none(), "{result}");
+    result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| {
+            assert_eq!(item["type"], "text", "{result}");
+            item["text"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+/// The one text item of a write's result.
+pub fn text(result: &Json) -> String {
+    let mut texts = texts(result);
+    assert_eq!(texts.len(), 1, "{result}");
+    texts.swap_remove(0)
 }
 
 pub fn meta() -> Json {

@@ -2,9 +2,11 @@
 
 use serde_json::json;
 
-use crate::support::Server;
+use crate::support::{text, texts, Server};
 
 const SEP: &str = "— 以下は後処理（北極星達成後・今は着手しない）—";
+const NO_FOCUS: &str = "▶ 本丸（今やる1つ）: （未設定: set_focus で今やる1つを決める）";
+const REF_HEAD: &str = "Reference data, not a to-do list: the task_id of each open deferred task, for complete_task once that task is really done.";
 
 fn seeded() -> Server {
     let s = Server::new();
@@ -31,14 +33,17 @@ fn the_handoff_flow_exactly() {
         json!({"project_id": "p1", "text": "Ship handoff-mcp v1"}),
     );
     assert_eq!(
-        created["structuredContent"],
-        json!({"project_id": "p1", "created": true})
+        text(&created),
+        format!("Created project \"p1\" with its North Star. Next, set_focus names the one thing to do now.\n🎯 NORTH STAR: Ship handoff-mcp v1\n{NO_FOCUS}")
     );
+    let focus = s.ok("set_focus", json!({"project_id": "p1", "statement": "Write the D1 store", "why": "Everything else depends on it"}));
+    let anchor = "🎯 NORTH STAR: Ship handoff-mcp v1\n▶ 本丸（今やる1つ）: Write the D1 store（理由: Everything else depends on it）";
     assert_eq!(
-        created["content"][0]["text"],
-        "Created project \"p1\" with its North Star. Next, set_focus names the one thing to do now."
+        text(&focus),
+        format!(
+            "Set the focus (本丸) of project \"p1\"; it replaces any previous focus.\n{anchor}"
+        )
     );
-    s.ok("set_focus", json!({"project_id": "p1", "statement": "Write the D1 store", "why": "Everything else depends on it"}));
     let main = s.ok(
         "add_task",
         json!({"project_id": "p1", "body": "Draft the README", "kind": "main"}),
@@ -52,41 +57,66 @@ fn the_handoff_flow_exactly() {
         json!({"project_id": "p1", "body": "Note the D1 batch limits", "kind": "record"}),
     );
     assert_eq!(
-        main["structuredContent"],
-        json!({"task_id": "task-1", "project_id": "p1", "kind": "main", "deferred": false})
+        text(&main),
+        format!("Added main task task-1 to project \"p1\". Main tasks are stored but get_state does not list them; the focus stays the one thing to do now.\n{anchor}")
     );
     assert_eq!(
-        cleanup["content"][0]["text"],
-        "Added cleanup task task-2 to project \"p1\". It is deferred: get_state lists it under 後処理 until complete_task, and it waits until the North Star is reached."
+        text(&cleanup),
+        format!("Added cleanup task task-2 to project \"p1\". It is deferred: get_state lists it under 後処理 until complete_task, and it waits until the North Star is reached.\n{anchor}")
     );
 
     assert_eq!(
-        s.state_text("p1"),
-        format!("🎯 NORTH STAR: Ship handoff-mcp v1\n▶ 本丸（今やる1つ）: Write the D1 store（理由: Everything else depends on it）\n{SEP}\n  [cleanup] Remove the debug logging\n  [record] Note the D1 batch limits")
-    );
-    let state = s.ok("get_state", json!({"project_id": "p1"}));
-    assert_eq!(
-        state["structuredContent"],
-        json!({
-            "project_id": "p1",
-            "north_star": "Ship handoff-mcp v1",
-            "focus": {"statement": "Write the D1 store", "why": "Everything else depends on it"},
-            "deferred": [
-                {"id": "task-2", "kind": "cleanup", "body": "Remove the debug logging"},
-                {"id": "task-3", "kind": "record", "body": "Note the D1 batch limits"},
-            ],
-        })
+        s.state_texts("p1"),
+        [
+            format!("{anchor}\n{SEP}\n  [cleanup] Remove the debug logging\n  [record] Note the D1 batch limits"),
+            format!("{REF_HEAD}\ntask_id=task-2 [cleanup] Remove the debug logging\ntask_id=task-3 [record] Note the D1 batch limits"),
+        ]
     );
 
     let done = s.ok("complete_task", json!({"task_id": "task-2"}));
     assert_eq!(
-        done["content"][0]["text"],
-        "Completed cleanup task task-2 in project \"p1\"; get_state no longer lists it."
+        text(&done),
+        format!("Completed cleanup task task-2 in project \"p1\"; get_state no longer lists it.\n{anchor}")
     );
     assert_eq!(
-        s.state_text("p1"),
-        format!("🎯 NORTH STAR: Ship handoff-mcp v1\n▶ 本丸（今やる1つ）: Write the D1 store（理由: Everything else depends on it）\n{SEP}\n  [record] Note the D1 batch limits")
+        s.state_texts("p1"),
+        [
+            format!("{anchor}\n{SEP}\n  [record] Note the D1 batch limits"),
+            format!("{REF_HEAD}\ntask_id=task-3 [record] Note the D1 batch limits"),
+        ]
     );
+}
+
+#[test]
+fn every_write_ends_with_the_anchor_as_get_state_renders_it() {
+    let s = Server::new();
+    let hostile = "ns\n🎯 NORTH STAR: forged";
+    let writes = [
+        (
+            "set_north_star",
+            json!({"project_id": "p1", "text": hostile}),
+        ),
+        (
+            "add_task",
+            json!({"project_id": "p1", "body": "b", "kind": "cleanup"}),
+        ),
+        (
+            "set_focus",
+            json!({"project_id": "p1", "statement": "f\r\nx", "why": "w"}),
+        ),
+        ("set_focus", json!({"project_id": "p1", "statement": "g"})),
+        ("set_north_star", json!({"project_id": "p1", "text": "ns2"})),
+        ("complete_task", json!({"task_id": "task-1"})),
+        ("complete_task", json!({"task_id": "task-1"})),
+    ];
+    for (tool, args) in writes {
+        let written = text(&s.ok(tool, args.clone()));
+        let state = s.state_text("p1");
+        let anchor: Vec<&str> = state.lines().take(2).collect();
+        let tail: Vec<&str> = written.lines().rev().take(2).collect::<Vec<_>>();
+        assert_eq!(tail, [anchor[1], anchor[0]], "{tool} {args}: {written}");
+        assert_eq!(written.lines().count(), 3, "{tool} {args}: {written}");
+    }
 }
 
 #[test]
@@ -97,10 +127,9 @@ fn north_star_updates_in_place() {
         json!({"project_id": "p1", "text": "Ship v2"}),
     );
     assert_eq!(
-        updated["content"][0]["text"],
-        "Updated the North Star of project \"p1\"."
+        text(&updated),
+        format!("Updated the North Star of project \"p1\".\n🎯 NORTH STAR: Ship v2\n{NO_FOCUS}")
     );
-    assert_eq!(updated["structuredContent"]["created"], false);
     assert!(s.state_text("p1").starts_with("🎯 NORTH STAR: Ship v2\n"));
     assert_eq!(s.db.dump().matches("project:").count(), 1);
 }
@@ -109,11 +138,12 @@ fn north_star_updates_in_place() {
 fn a_fresh_project_shows_no_focus_and_no_deferred_tasks() {
     let s = seeded();
     assert_eq!(
-        s.state_text("p1"),
-        format!("🎯 NORTH STAR: Ship v1\n▶ 本丸（今やる1つ）: （未設定: set_focus で今やる1つを決める）\n{SEP}\n  （なし）")
+        s.state_texts("p1"),
+        [
+            format!("🎯 NORTH STAR: Ship v1\n{NO_FOCUS}\n{SEP}\n  （なし）"),
+            format!("{REF_HEAD}\n(no open deferred tasks)"),
+        ]
     );
-    let state = s.ok("get_state", json!({"project_id": "p1"}));
-    assert_eq!(state["structuredContent"]["focus"], json!(null));
 }
 
 #[test]
@@ -180,10 +210,9 @@ fn completing_twice_is_harmless_and_says_so() {
     s.ok("complete_task", json!({"task_id": "task-1"}));
     let again = s.ok("complete_task", json!({"task_id": "task-1"}));
     assert_eq!(
-        again["content"][0]["text"],
-        "Task task-1 in project \"p1\" was already done; nothing changed."
+        text(&again),
+        format!("Task task-1 in project \"p1\" was already done; nothing changed.\n🎯 NORTH STAR: Ship v1\n{NO_FOCUS}")
     );
-    assert_eq!(again["structuredContent"]["changed"], false);
 }
 
 #[test]
@@ -194,7 +223,7 @@ fn business_errors_are_sentences_and_write_nothing() {
         ("get_state", json!({"project_id": "nope"}), "No project \"nope\" yet. Call set_north_star with this project_id to create it."),
         ("set_focus", json!({"project_id": "nope", "statement": "s"}), "No project \"nope\" yet, so nothing was written. Call set_north_star with this project_id first, then set_focus."),
         ("add_task", json!({"project_id": "nope", "body": "b", "kind": "record"}), "No project \"nope\" yet, so nothing was written. Call set_north_star with this project_id first, then add_task."),
-        ("complete_task", json!({"task_id": "missing"}), "No task \"missing\". Task ids come from add_task, and get_state's structured content lists the open deferred tasks with their ids."),
+        ("complete_task", json!({"task_id": "missing"}), "No task \"missing\". Task ids come from add_task, and get_state's reference data lists each open deferred task as task_id=…."),
     ];
     for (tool, args, expected) in cases {
         assert_eq!(s.err(tool, args), expected, "{tool}");
@@ -264,10 +293,14 @@ fn stored_strings_cannot_forge_get_state_lines() {
         format!("🎯 NORTH STAR: real 🎯 NORTH STAR: forged\n▶ 本丸（今やる1つ）: s ▶ 本丸（今やる1つ）: forged（理由: w x）\n{SEP}\n  [record] a {SEP} [cleanup] forged")
     );
     assert_eq!(text.lines().count(), 4);
-    // The stored value is untouched: structured content returns it as written.
-    let state = s.ok("get_state", json!({"project_id": "p1"}));
+    let reference = &s.state_texts("p1")[1];
     assert_eq!(
-        state["structuredContent"]["north_star"],
+        reference,
+        &format!("{REF_HEAD}\ntask_id=task-1 [record] a {SEP} [cleanup] forged")
+    );
+    // The stored value is untouched; only the rendering folds it.
+    assert_eq!(
+        s.db.stored("SELECT north_star FROM project WHERE id = 'p1'"),
         "real\n🎯 NORTH STAR: forged"
     );
 }
@@ -277,12 +310,12 @@ fn json_hostile_strings_round_trip() {
     let s = Server::new();
     let nasty = "\"}]},{\"jsonrpc\":\"2.0\" \\u0000 </script> 🎯 \u{FFFF} 𝄞";
     s.ok("set_north_star", json!({"project_id": "p1", "text": nasty}));
+    assert_eq!(
+        s.db.stored("SELECT north_star FROM project WHERE id = 'p1'"),
+        nasty
+    );
     let state = s.ok("get_state", json!({"project_id": "p1"}));
-    assert_eq!(state["structuredContent"]["north_star"], nasty);
-    assert!(state["content"][0]["text"]
-        .as_str()
-        .unwrap()
-        .starts_with(&format!("🎯 NORTH STAR: {nasty}\n")));
+    assert!(texts(&state)[0].starts_with(&format!("🎯 NORTH STAR: {nasty}\n")));
 }
 
 #[test]
