@@ -9,6 +9,8 @@ pub const AUTH_TOKEN_VAR: &str = "AUTH_TOKEN";
 pub const ALLOWED_ORIGINS_VAR: &str = "ALLOWED_ORIGINS";
 /// The D1 binding name in wrangler.toml.
 pub const D1_BINDING: &str = "DB";
+/// The Durable Object namespace binding of the /sse sessions in wrangler.toml.
+pub const SSE_BINDING: &str = "SSE";
 
 #[derive(Clone, Default)]
 pub struct Config {

@@ -1,13 +1,25 @@
-//! Streamable HTTP as pure functions: routes and the token, Origin, method, content type and
-//! size rules, then one call into dispatch. No `worker::*` here; the shell converts its request
-//! into `Request` and our `Response` back.
+//! The HTTP rules of every MCP route, as pure functions. `plan` reads a request's method, path
+//! and headers and says what to do: answer now, or read the body and serve it as Streamable
+//! HTTP, or open or feed an SSE session. The shell carries the plan out and decides nothing.
+//!
+//! One set of rules for both transports: the Origin check (403), the method (405 with `Allow`),
+//! `Content-Type: application/json` (415), the 1 MiB limit (413, announced or actual), and JSON
+//! (−32700), each answered with the same JSON-RPC error body. Where they must differ, and why:
+//! - `/sse/message` answers `202` at once and sends the JSON-RPC reply on the session's stream,
+//!   because that is what the 2024-11-05 transport is;
+//! - only `/sse/message` names a session, so only it can answer 400 for a missing or malformed
+//!   `sessionId` and 404 for a session that is not open;
+//! - `GET /sse` opens a stream, where `GET /mcp` is 405 (this server offers no GET stream).
+//!
+//! No `worker::*` here.
 
-use serde_json::{json, Value as Json};
+use serde_json::Value as Json;
 
 use crate::config::Config;
-use crate::dispatch::{self, Ctx, Handled, McpHeaders, Reply};
-use crate::store::Sql;
-use crate::tools::NewId;
+use crate::context::Ctx;
+use crate::dispatch::{self, Handled, McpHeaders, Reply};
+use crate::error::Error;
+use crate::sse;
 
 /// Largest accepted POST body. Every tool argument fits many times over.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -34,10 +46,13 @@ impl Headers {
     }
 }
 
+/// What the shell knows of a request before reading its body.
 pub struct Request<'a> {
     pub method: &'a str,
+    pub path: &'a str,
+    /// The query string, without `?`.
+    pub query: Option<&'a str>,
     pub headers: &'a Headers,
-    pub body: &'a [u8],
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -72,9 +87,29 @@ impl Response {
     pub fn not_found() -> Response {
         Response::text(404, "Not Found")
     }
+
+    /// A refusal before any JSON-RPC message was read: its JSON-RPC error with a null id.
+    pub fn refusal(error: &Error) -> Response {
+        from_handled(dispatch::refuse(error, &Json::Null, None))
+    }
 }
 
-/// Where a request goes. Only the shell acts on it.
+/// What the shell must do with a request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Plan {
+    /// Send this response; nothing else happens.
+    Respond(Response),
+    /// Read the body (the announced length is within the limit) and pass it to `serve_mcp`.
+    Mcp,
+    /// Open an SSE stream whose `endpoint` event names this path with a fresh session id
+    /// appended (`sse::endpoint_path`).
+    OpenSse { endpoint_prefix: String },
+    /// Read the body and hand it, with `forwarded_headers`, to this session's stream holder,
+    /// which checks it with `parse_body` and answers with `sse::respond`.
+    SseMessage { session: String },
+}
+
+/// Where a path goes. Only `plan` acts on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
     Healthz,
@@ -106,6 +141,65 @@ pub fn route(path: &str, config: &Config) -> Route {
         "sse/message" => Route::SseMessage,
         _ => Route::NotFound,
     }
+}
+
+/// The plan for a request: every rule that needs no body is applied here.
+pub fn plan(req: &Request<'_>, config: &Config) -> Plan {
+    let route = route(req.path, config);
+    let allow: &'static [&'static str] = match route {
+        Route::Healthz => return Plan::Respond(Response::text(200, "ok")),
+        Route::NotFound => return Plan::Respond(Response::not_found()),
+        Route::Mcp | Route::SseMessage => &["POST"],
+        Route::Sse => &["GET", "POST"],
+    };
+    if !origin_allowed(req.headers.get("origin"), config) {
+        return Plan::Respond(Response::refusal(&Error::ForbiddenOrigin));
+    }
+    if !allow.contains(&req.method) {
+        return Plan::Respond(Response::refusal(&Error::MethodNotAllowed { allow }));
+    }
+    if route == Route::Sse && req.method == "GET" {
+        let token = config.token.as_deref().unwrap_or_default();
+        return Plan::OpenSse {
+            endpoint_prefix: sse::endpoint_prefix(token),
+        };
+    }
+    if let Some(refusal) = body_headers_refusal(req.headers) {
+        return Plan::Respond(Response::refusal(&refusal));
+    }
+    match route {
+        Route::SseMessage => match sse::session_from_query(req.query) {
+            Ok(session) => Plan::SseMessage {
+                session: session.to_owned(),
+            },
+            Err(refusal) => Plan::Respond(refusal),
+        },
+        // POST /sse is Streamable HTTP, so an old /sse URL works whichever transport a client picks.
+        _ => Plan::Mcp,
+    }
+}
+
+/// Content-Type must be JSON, and an announced length must be within the limit, so an
+/// oversize body is refused before it is buffered.
+fn body_headers_refusal(headers: &Headers) -> Option<Error> {
+    let content_type = headers.get("content-type").unwrap_or_default();
+    if !content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .eq_ignore_ascii_case("application/json")
+    {
+        return Some(Error::UnsupportedMediaType);
+    }
+    let announced = headers
+        .get("content-length")
+        .and_then(|n| n.trim().parse::<usize>().ok());
+    announced
+        .is_some_and(|n| n > MAX_BODY_BYTES)
+        .then_some(Error::TooLarge {
+            limit: MAX_BODY_BYTES,
+        })
 }
 
 /// Compares in time that depends only on the token's length, not on where a guess goes wrong.
@@ -141,84 +235,41 @@ pub fn origin_allowed(origin: Option<&str>, config: &Config) -> bool {
     matches!(host, Some("localhost" | "127.0.0.1" | "::1"))
 }
 
-/// The checks every MCP-facing route makes first: a disallowed Origin is 403, a method the route
-/// does not serve is 405 with `Allow`. `None` means go on.
-pub fn guard(method: &str, headers: &Headers, config: &Config, allow: &[&str]) -> Option<Response> {
-    if !origin_allowed(headers.get("origin"), config) {
-        return Some(Response::json(
-            403,
-            &json!({"jsonrpc": "2.0", "error": {"code": -32000, "message": "Forbidden: Origin not allowed"}}),
-        ));
+/// The body rules both transports share: the size limit (413) and JSON (−32700).
+pub fn parse_body(body: &[u8]) -> Result<Json, Response> {
+    if body.len() > MAX_BODY_BYTES {
+        return Err(Response::refusal(&Error::TooLarge {
+            limit: MAX_BODY_BYTES,
+        }));
     }
-    if !allow.contains(&method) {
-        let mut response = Response::json(
-            405,
-            &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": format!(
-                "Method Not Allowed: this endpoint takes {} only",
-                allow.join(", ")
-            )}}),
-        );
-        response.headers.push(("allow", allow.join(", ")));
-        return Some(response);
-    }
-    None
+    serde_json::from_slice(body).map_err(|_| Response::refusal(&Error::Parse))
 }
 
-/// The headers dispatch reads.
+/// Every request header the core reads after planning, so the SSE path forwards exactly these
+/// to the session's object: the MCP routing headers and the `User-Agent` (attribution).
+pub fn forwarded_headers(headers: &Headers) -> Vec<(&'static str, &str)> {
+    dispatch::headers::NAMES
+        .iter()
+        .chain(&["user-agent"])
+        .filter_map(|&name| headers.get(name).map(|v| (name, v)))
+        .collect()
+}
+
+/// The routing headers dispatch reads.
 pub fn mcp_headers(headers: &Headers) -> McpHeaders {
-    McpHeaders {
-        protocol_version: headers.get("mcp-protocol-version").map(str::to_owned),
-        method: headers.get("mcp-method").map(str::to_owned),
-        name: headers.get("mcp-name").map(str::to_owned),
-    }
+    McpHeaders::read(|name| headers.get(name))
 }
 
-/// Serves `/<token>/mcp` (and POST `/<token>/sse`): stateless Streamable HTTP for both eras.
-pub async fn serve_mcp(
-    req: &Request<'_>,
-    config: &Config,
-    db: &impl Sql,
-    ids: &impl NewId,
-) -> Response {
-    if let Some(refusal) = guard(req.method, req.headers, config, &["POST"]) {
-        return refusal;
-    }
-    let content_type = req.headers.get("content-type").unwrap_or_default();
-    if !content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .eq_ignore_ascii_case("application/json")
-    {
-        return Response::json(
-            415,
-            &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Unsupported Media Type: Content-Type must be application/json"}}),
-        );
-    }
-    if req.body.len() > MAX_BODY_BYTES {
-        return too_large();
-    }
-    let Ok(body) = serde_json::from_slice::<Json>(req.body) else {
-        return reply_to_response(dispatch::parse_error().into());
+/// Serves a planned `/mcp` body: stateless Streamable HTTP for both eras.
+pub async fn serve_mcp(headers: &Headers, body: &[u8], ctx: &Ctx<'_>) -> Response {
+    let body = match parse_body(body) {
+        Ok(body) => body,
+        Err(refusal) => return refusal,
     };
-    let headers = mcp_headers(req.headers);
-    let ctx = Ctx {
-        db,
-        ids,
-        headers: &headers,
-    };
-    reply_to_response(dispatch::handle(&body, &ctx).await)
+    from_handled(dispatch::handle(&body, &mcp_headers(headers), ctx).await)
 }
 
-pub fn too_large() -> Response {
-    Response::json(
-        413,
-        &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": format!("Request too large: the limit is {MAX_BODY_BYTES} bytes")}}),
-    )
-}
-
-pub fn reply_to_response(handled: Handled) -> Response {
+pub fn from_handled(handled: Handled) -> Response {
     let mut response = match handled.reply {
         Reply::Accepted => Response {
             status: 202,
@@ -226,7 +277,15 @@ pub fn reply_to_response(handled: Handled) -> Response {
             body: String::new(),
             diagnostic: None,
         },
-        Reply::Json { status, body } => Response::json(status, &body),
+        Reply::Json {
+            status,
+            body,
+            headers,
+        } => {
+            let mut response = Response::json(status, &body);
+            response.headers.extend(headers);
+            response
+        }
     };
     response.diagnostic = handled.diagnostic;
     response
@@ -264,6 +323,67 @@ mod tests {
             assert_eq!(route(path, &c), Route::NotFound, "{path}");
         }
         assert_eq!(route("/tok-123/mcp", &Config::default()), Route::NotFound);
+    }
+
+    fn plan_of(method: &str, path: &str, headers: &[(&str, &str)]) -> Plan {
+        let headers = Headers::new(headers.iter().copied());
+        let req = Request {
+            method,
+            path,
+            query: Some("sessionId=0123456789abcdef0123456789abcdef"),
+            headers: &headers,
+        };
+        plan(&req, &config())
+    }
+
+    fn status(plan: Plan) -> u16 {
+        match plan {
+            Plan::Respond(r) => r.status,
+            other => panic!("expected a response, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn one_set_of_rules_for_both_transports() {
+        let json = [("content-type", "application/json")];
+        for path in ["/tok-123/mcp", "/tok-123/sse/message"] {
+            assert_eq!(status(plan_of("GET", path, &json)), 405, "{path}");
+            assert_eq!(status(plan_of("POST", path, &[])), 415, "{path}");
+            let evil = [
+                ("content-type", "application/json"),
+                ("origin", "https://evil.example"),
+            ];
+            assert_eq!(status(plan_of("POST", path, &evil)), 403, "{path}");
+            let big = [
+                ("content-type", "application/json"),
+                ("content-length", "1048577"),
+            ];
+            assert_eq!(status(plan_of("POST", path, &big)), 413, "{path}");
+        }
+        assert_eq!(plan_of("POST", "/tok-123/mcp", &json), Plan::Mcp);
+        assert_eq!(plan_of("POST", "/tok-123/sse", &json), Plan::Mcp);
+        assert_eq!(
+            plan_of("POST", "/tok-123/sse/message", &json),
+            Plan::SseMessage {
+                session: "0123456789abcdef0123456789abcdef".into()
+            }
+        );
+        assert_eq!(
+            plan_of("GET", "/tok-123/sse", &[]),
+            Plan::OpenSse {
+                endpoint_prefix: "/tok-123/sse/message?sessionId=".into()
+            }
+        );
+        assert_eq!(status(plan_of("GET", "/nope/mcp", &[])), 404);
+        for garbage in [&b"{"[..], b"not json"] {
+            assert_eq!(parse_body(garbage).unwrap_err().status, 400);
+        }
+        assert_eq!(
+            parse_body(&vec![b' '; MAX_BODY_BYTES + 1])
+                .unwrap_err()
+                .status,
+            413
+        );
     }
 
     #[test]

@@ -1,53 +1,19 @@
-//! JSON-RPC 2.0: message shapes, ids and the error-code table. Knows nothing of MCP methods.
+//! JSON-RPC 2.0: message shapes and ids. Knows nothing of MCP methods, and no error code (the
+//! code table is `error.rs`).
 //! An id is echoed exactly as it came (0 is a valid id); `null` is used only when no id can be read.
 
 use serde_json::{json, Map, Value as Json};
 
-pub const PARSE_ERROR: i64 = -32700;
-pub const INVALID_REQUEST: i64 = -32600;
-pub const METHOD_NOT_FOUND: i64 = -32601;
-pub const INVALID_PARAMS: i64 = -32602;
-pub const INTERNAL_ERROR: i64 = -32603;
-/// Implementation-defined; what 2025-era servers send for a bad MCP-Protocol-Version header.
-pub const LEGACY_BAD_REQUEST: i64 = -32000;
-/// 2026-07-28: an HTTP header disagrees with the body, or a required one is missing.
-pub const HEADER_MISMATCH: i64 = -32020;
-/// 2026-07-28: the request names a protocol version this server does not serve.
-pub const UNSUPPORTED_VERSION: i64 = -32022;
-
-/// A JSON-RPC error object plus the HTTP status it travels with on Streamable HTTP.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RpcError {
-    pub code: i64,
-    pub message: String,
-    pub data: Option<Json>,
-    pub http_status: u16,
-}
-
-impl RpcError {
-    pub fn new(code: i64, message: impl Into<String>, http_status: u16) -> Self {
-        RpcError {
-            code,
-            message: message.into(),
-            data: None,
-            http_status,
-        }
+/// A JSON-RPC error response. The code and message come from `error::Error`, the only place
+/// that knows the code table.
+pub fn error(id: &Json, code: i64, message: String, data: Option<Json>) -> Json {
+    let mut error = Map::new();
+    error.insert("code".into(), code.into());
+    error.insert("message".into(), message.into());
+    if let Some(data) = data {
+        error.insert("data".into(), data);
     }
-
-    pub fn with_data(mut self, data: Json) -> Self {
-        self.data = Some(data);
-        self
-    }
-
-    pub fn to_json(&self, id: &Json) -> Json {
-        let mut error = Map::new();
-        error.insert("code".into(), self.code.into());
-        error.insert("message".into(), self.message.clone().into());
-        if let Some(data) = &self.data {
-            error.insert("data".into(), data.clone());
-        }
-        json!({"jsonrpc": "2.0", "id": id, "error": error})
-    }
+    json!({"jsonrpc": "2.0", "id": id, "error": error})
 }
 
 pub fn success(id: &Json, result: Json) -> Json {

@@ -1,9 +1,12 @@
 //! handoff-mcp: a remote MCP server that keeps one project pointed at its North Star across
 //! chat generations. The core below is pure and host-testable; `worker` is the Workers shell.
-//! Modules in reading order, from the domain out to the wire.
+//! Modules in rustfmt's (alphabetical) order; ARCHITECTURE.md's code map gives the reading order.
 
+pub mod base64;
 pub mod config;
+pub mod context;
 pub mod dispatch;
+pub mod error;
 pub mod http;
 pub mod jsonrpc;
 pub mod model;
@@ -11,11 +14,10 @@ pub mod prompts;
 pub mod protocol;
 pub mod render;
 pub mod resources;
-pub mod sse;
-
 /// SQLite behind the store, for tests, bench and fuzzing (never in the Worker).
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+pub mod sse;
 pub mod store;
 pub mod tools;
 

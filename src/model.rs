@@ -1,6 +1,19 @@
 //! Domain types: what a project's state is, independent of SQL and of the wire.
 //! Nothing here knows JSON-RPC, HTTP or D1.
 
+/// Longest project id; ids are also used inside resource URIs, hence the short ASCII rule.
+pub const PROJECT_ID_MAX: usize = 64;
+
+/// The project id rule: 1-64 ASCII letters, digits, '-', '_', '.', starting with a letter or
+/// digit. Tools, resources and prompts all name projects by it, and ids appear inside resource
+/// URIs, which this keeps unambiguous.
+pub fn is_project_id(value: &str) -> bool {
+    let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    (1..=PROJECT_ID_MAX).contains(&value.len())
+        && value.chars().all(ok_char)
+        && value.starts_with(|c: char| c.is_ascii_alphanumeric())
+}
+
 /// What kind of work a task is. `Cleanup` and `Record` are deferred ("demoted"): they wait until
 /// the North Star is reached. `Main` tasks are kept but never listed by get_state, so the focus
 /// stays the one thing to do now.

@@ -1,28 +1,14 @@
 //! Prompts: `resume`, which opens a new chat on a project with its state and the fixed
-//! instruction. Argument rules and the bodies; errors come back as `PromptError` for dispatch.
+//! instruction. Argument rules and the bodies; refusals are `Error`s for dispatch to reply with.
 
 use serde_json::{json, Value as Json};
 
+use crate::error::Error;
+use crate::model::{self, PROJECT_ID_MAX};
 use crate::render;
-use crate::store::{self, Sql, StoreError};
-use crate::tools;
+use crate::store::{self, Sql};
 
 pub const RESUME: &str = "resume";
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PromptError {
-    UnknownPrompt(String),
-    /// A missing or malformed argument, as a sentence.
-    BadArgument(String),
-    UnknownProject(String),
-    Store(String),
-}
-
-impl From<StoreError> for PromptError {
-    fn from(e: StoreError) -> Self {
-        PromptError::Store(e.to_string())
-    }
-}
 
 pub fn list() -> Json {
     json!({"prompts": [{
@@ -38,23 +24,27 @@ pub fn list() -> Json {
 }
 
 /// prompts/get: the resume message for a project.
-pub async fn get(db: &impl Sql, name: &str, arguments: Option<&Json>) -> Result<Json, PromptError> {
+pub async fn get(db: &dyn Sql, name: &str, arguments: Option<&Json>) -> Result<Json, Error> {
     if name != RESUME {
-        return Err(PromptError::UnknownPrompt(name.chars().take(64).collect()));
+        let name: String = name.chars().take(64).collect();
+        return Err(Error::InvalidParams(format!(
+            "Unknown prompt {name:?}; the prompts are: {RESUME}"
+        )));
     }
     let project_id = arguments
         .and_then(|a| a.get("project_id"))
         .and_then(Json::as_str)
-        .ok_or_else(|| PromptError::BadArgument("resume needs the argument project_id".into()))?;
-    if !tools::is_project_id(project_id) {
-        return Err(PromptError::BadArgument(format!(
-            "project_id must be 1-{} characters of ASCII letters, digits, '-', '_' or '.', starting with a letter or digit",
-            tools::PROJECT_ID_MAX
+        .ok_or_else(|| Error::InvalidParams("resume needs the argument project_id".into()))?;
+    if !model::is_project_id(project_id) {
+        return Err(Error::InvalidParams(format!(
+            "project_id must be 1-{PROJECT_ID_MAX} characters of ASCII letters, digits, '-', '_' or '.', starting with a letter or digit"
         )));
     }
-    let state = store::load_state(db, project_id)
-        .await?
-        .ok_or_else(|| PromptError::UnknownProject(project_id.to_owned()))?;
+    let state = store::load_state(db, project_id).await?.ok_or_else(|| {
+        Error::InvalidParams(format!(
+            "No project {project_id:?} yet: call the set_north_star tool with this project_id first"
+        ))
+    })?;
     let text = format!(
         "Continue project \"{project_id}\". Its state (handoff-mcp get_state):\n\n{}\n\n{}\n\n{}",
         render::render(&state),

@@ -1,33 +1,19 @@
 //! Resources: each project's state, readable as `handoff://projects/{project_id}/state`.
-//! URI parsing, the template and the list/read bodies. Errors come back as `ResourceError` for
-//! dispatch to turn into JSON-RPC errors; no wire envelope and no SQL here.
+//! URI parsing, the template and the list/read bodies. Refusals are `Error`s for dispatch to
+//! reply with; no wire envelope and no SQL here.
 
 use serde_json::{json, Value as Json};
 
+use crate::error::Error;
+use crate::model;
 use crate::render;
-use crate::store::{self, Sql, StoreError};
-use crate::tools;
+use crate::store::{self, Sql};
 
 pub const URI_PREFIX: &str = "handoff://projects/";
 pub const URI_SUFFIX: &str = "/state";
 pub const TEMPLATE: &str = "handoff://projects/{project_id}/state";
 /// Projects per resources/list page.
 pub const PAGE: usize = 100;
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ResourceError {
-    /// Not one of our URIs, or a project that does not exist.
-    NotFound(String),
-    /// A cursor we did not hand out.
-    BadCursor,
-    Store(String),
-}
-
-impl From<StoreError> for ResourceError {
-    fn from(e: StoreError) -> Self {
-        ResourceError::Store(e.to_string())
-    }
-}
 
 pub fn uri(project_id: &str) -> String {
     format!("{URI_PREFIX}{project_id}{URI_SUFFIX}")
@@ -36,7 +22,7 @@ pub fn uri(project_id: &str) -> String {
 /// The project id a URI names, if it is one of ours with a well-formed id.
 pub fn project_of(uri: &str) -> Option<&str> {
     let id = uri.strip_prefix(URI_PREFIX)?.strip_suffix(URI_SUFFIX)?;
-    tools::is_project_id(id).then_some(id)
+    model::is_project_id(id).then_some(id)
 }
 
 pub fn templates() -> Json {
@@ -50,9 +36,9 @@ pub fn templates() -> Json {
 }
 
 /// One page of known projects, after `cursor` (the last id of the previous page).
-pub async fn list(db: &impl Sql, cursor: Option<&str>) -> Result<Json, ResourceError> {
-    if cursor.is_some_and(|c| !tools::is_project_id(c)) {
-        return Err(ResourceError::BadCursor);
+pub async fn list(db: &dyn Sql, cursor: Option<&str>) -> Result<Json, Error> {
+    if cursor.is_some_and(|c| !model::is_project_id(c)) {
+        return Err(Error::InvalidParams("Invalid cursor".into()));
     }
     let mut ids = store::project_ids(db, cursor, PAGE + 1).await?;
     let next = (ids.len() > PAGE).then(|| {
@@ -80,8 +66,10 @@ pub async fn list(db: &impl Sql, cursor: Option<&str>) -> Result<Json, ResourceE
 /// The state of the project a URI names: get_state's two texts, the contract and the reference
 /// block, as one text separated by a blank line (one content item per resource, as clients
 /// expect).
-pub async fn read(db: &impl Sql, uri: &str) -> Result<Json, ResourceError> {
-    let not_found = || ResourceError::NotFound(uri.to_owned());
+pub async fn read(db: &dyn Sql, uri: &str) -> Result<Json, Error> {
+    let not_found = || Error::ResourceNotFound {
+        uri: uri.to_owned(),
+    };
     let project_id = project_of(uri).ok_or_else(not_found)?;
     let state = store::load_state(db, project_id)
         .await?

@@ -5,7 +5,10 @@
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use serde_json::{json, Map, Value as Json};
 
-use crate::store::{Row, Sql, Stmt, StoreError, Value, MIGRATIONS};
+use crate::config::Config;
+use crate::context::Ctx;
+use crate::http::{self, Headers, Plan, Response};
+use crate::store::{LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value, MIGRATIONS};
 
 pub struct Sqlite {
     pub conn: rusqlite::Connection,
@@ -77,7 +80,43 @@ impl Sqlite {
 }
 
 impl Sql for Sqlite {
-    async fn batch(&self, stmts: Vec<Stmt>) -> Result<Vec<Vec<Row>>, StoreError> {
-        self.run(&stmts)
+    fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
+        let rows = self.run(&stmts);
+        Box::pin(std::future::ready(rows))
+    }
+}
+
+/// Serves one request to the token's `/mcp` path as the Worker does (plan, then body), for the
+/// native tests, the bench and the fuzz target.
+pub fn serve_mcp(
+    config: &Config,
+    method: &str,
+    headers: &Headers,
+    body: &[u8],
+    ctx: &Ctx<'_>,
+) -> Response {
+    let path = format!("/{}/mcp", config.token.as_deref().unwrap_or_default());
+    let req = http::Request {
+        method,
+        path: &path,
+        query: None,
+        headers,
+    };
+    match http::plan(&req, config) {
+        Plan::Respond(response) => response,
+        Plan::Mcp => block_on(http::serve_mcp(headers, body, ctx)),
+        other => panic!("/mcp planned as {other:?}"),
+    }
+}
+
+/// Runs a core future to completion over SQLite, which answers synchronously: the future must
+/// be ready at the first poll. One that is still pending would wait for nothing that can ever
+/// wake it, so it fails loudly instead of spinning.
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match future.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(out) => out,
+        std::task::Poll::Pending => panic!("a core future waited on SQLite, which never waits"),
     }
 }

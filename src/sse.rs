@@ -5,10 +5,9 @@
 
 use serde_json::Value as Json;
 
-use crate::dispatch::{self, Ctx, Reply};
+use crate::context::Ctx;
+use crate::dispatch::{self, Reply};
 use crate::http::{self, Headers, Response};
-use crate::store::Sql;
-use crate::tools::NewId;
 
 /// A comment line: keeps proxies and clients from timing the idle stream out.
 pub const KEEPALIVE: &str = ": keepalive\n\n";
@@ -22,10 +21,15 @@ pub fn is_session_id(s: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-/// Where a session's client must POST its messages. The path keeps the token, so the session
-/// id alone is useless to anyone who does not hold it.
-pub fn endpoint_path(token: &str, session_id: &str) -> String {
-    format!("/{token}/sse/message?sessionId={session_id}")
+/// Where a session's client must POST its messages, less the session id. The path keeps the
+/// token, so the session id alone is useless to anyone who does not hold it.
+pub fn endpoint_prefix(token: &str) -> String {
+    format!("/{token}/sse/message?sessionId=")
+}
+
+/// The full endpoint path of a session.
+pub fn endpoint_path(prefix: &str, session_id: &str) -> String {
+    format!("{prefix}{session_id}")
 }
 
 /// The first event of a stream: the endpoint path. A path with a line break (impossible for
@@ -74,33 +78,14 @@ pub fn accepted() -> Response {
     Response::text(202, "Accepted")
 }
 
-/// Checks a message POST's body before it is accepted: the size limit (413) and JSON (400).
-pub fn parse_message(body: &[u8]) -> Result<Json, Response> {
-    if body.len() > http::MAX_BODY_BYTES {
-        return Err(http::too_large());
-    }
-    serde_json::from_slice(body)
-        .map_err(|_| Response::text(400, "Bad Request: the body is not JSON"))
-}
-
 /// Runs one accepted message through the dispatcher. Returns the event to write on the stream
 /// (`None` for notifications and posted responses) and a diagnostic for the log.
 pub async fn respond(
     message: &Json,
     headers: &Headers,
-    db: &impl Sql,
-    ids: &impl NewId,
+    ctx: &Ctx<'_>,
 ) -> (Option<String>, Option<String>) {
-    let headers = http::mcp_headers(headers);
-    let handled = dispatch::handle(
-        message,
-        &Ctx {
-            db,
-            ids,
-            headers: &headers,
-        },
-    )
-    .await;
+    let handled = dispatch::handle(message, &http::mcp_headers(headers), ctx).await;
     let event = match handled.reply {
         Reply::Json { body, .. } => Some(message_event(&body)),
         Reply::Accepted => None,
@@ -118,7 +103,7 @@ mod tests {
     fn framing() {
         let id = "0123456789abcdef0123456789abcdef";
         assert_eq!(
-            endpoint_event(&endpoint_path("tok", id)),
+            endpoint_event(&endpoint_path(&endpoint_prefix("tok"), id)),
             "event: endpoint\ndata: /tok/sse/message?sessionId=0123456789abcdef0123456789abcdef\n\n"
         );
         let event =
@@ -152,17 +137,5 @@ mod tests {
         }
         assert!(!is_session_id("0123456789ABCDEF0123456789abcdef"));
         assert!(!is_session_id("0123456789abcdef0123456789abcde"));
-    }
-
-    #[test]
-    fn bodies() {
-        assert_eq!(parse_message(b"{").unwrap_err().status, 400);
-        assert_eq!(
-            parse_message(&vec![b' '; http::MAX_BODY_BYTES + 1])
-                .unwrap_err()
-                .status,
-            413
-        );
-        assert_eq!(parse_message(b"{\"a\":1}").unwrap(), json!({"a": 1}));
     }
 }

@@ -3,6 +3,8 @@
 //! Must not hold: connection handles, `worker::*` types, or any BEGIN/COMMIT/PRAGMA (a batch is
 //! the atomic unit on D1). Parameters are positional (`?1..?N`) so SQLite and D1 read them alike.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::LazyLock;
 
 use serde_json::{Map, Value as Json};
@@ -55,12 +57,18 @@ pub enum StoreError {
     Decode(&'static str),
 }
 
-/// The storage port. D1 implements it in the Worker, rusqlite in the tests.
-#[allow(async_fn_in_trait)] // Used through generics only; the Worker's futures are not Send.
+/// A future the core awaits without knowing its type (the Worker's are not Send).
+pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// What one batch returns: each statement's rows, in order.
+pub type Rows = Result<Vec<Vec<Row>>, StoreError>;
+
+/// The storage port. D1 implements it in the Worker, rusqlite in the tests. Used as `&dyn Sql`
+/// inside the request context, hence the boxed future.
 pub trait Sql {
     /// Runs the statements in order as one atomic unit (one D1 batch, one round trip) and
     /// returns each statement's rows.
-    async fn batch(&self, stmts: Vec<Stmt>) -> Result<Vec<Vec<Row>>, StoreError>;
+    fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows>;
 }
 
 /// The migration files, in order. They are the only schema.
@@ -92,7 +100,7 @@ pub fn split_sql(src: &str) -> Vec<String> {
 
 /// Creates the schema if it is missing (every statement is IF NOT EXISTS). The Worker calls this
 /// once per isolate, so a fresh database needs no manual step.
-pub async fn ensure_schema(db: &impl Sql) -> Result<(), StoreError> {
+pub async fn ensure_schema(db: &dyn Sql) -> Result<(), StoreError> {
     let stmts = SCHEMA
         .iter()
         .map(|sql| Stmt::new(sql.as_str(), Vec::new()))
@@ -141,7 +149,7 @@ pub enum Upsert {
 /// Sets the North Star, creating the project when absent. Reports which happened and the anchor
 /// after the write; the check, the write and the read share one atomic batch.
 pub async fn set_north_star(
-    db: &impl Sql,
+    db: &dyn Sql,
     project_id: &str,
     text: &str,
 ) -> Result<(Upsert, Anchor), StoreError> {
@@ -165,7 +173,7 @@ pub async fn set_north_star(
 /// Replaces the project's one focus and returns the anchor after it. `None` when the project
 /// does not exist (nothing written).
 pub async fn set_focus(
-    db: &impl Sql,
+    db: &dyn Sql,
     project_id: &str,
     statement: &str,
     why: Option<&str>,
@@ -185,7 +193,7 @@ pub async fn set_focus(
 /// Adds a task and returns the project's anchor. `None` when the project does not exist
 /// (nothing written).
 pub async fn add_task(
-    db: &impl Sql,
+    db: &dyn Sql,
     id: &str,
     project_id: &str,
     body: &str,
@@ -227,7 +235,7 @@ pub enum Completion {
 
 /// Marks a task done. The read of the old status, the update and the read of the project's
 /// anchor run in one atomic batch, so of two concurrent calls exactly one sees `Completed`.
-pub async fn complete_task(db: &impl Sql, task_id: &str) -> Result<Completion, StoreError> {
+pub async fn complete_task(db: &dyn Sql, task_id: &str) -> Result<Completion, StoreError> {
     let results = db
         .batch(vec![
             Stmt::new(TASK_BY_ID, vec![task_id.into()]),
@@ -278,7 +286,7 @@ fn anchor(results: &[Vec<Row>], index: usize) -> Result<Option<Anchor>, StoreErr
 }
 
 /// Reads everything get_state shows, in one statement. `None` when the project does not exist.
-pub async fn load_state(db: &impl Sql, project_id: &str) -> Result<Option<State>, StoreError> {
+pub async fn load_state(db: &dyn Sql, project_id: &str) -> Result<Option<State>, StoreError> {
     let results = db
         .batch(vec![Stmt::new(LOAD_STATE, vec![project_id.into()])])
         .await?;
@@ -311,7 +319,7 @@ pub async fn load_state(db: &impl Sql, project_id: &str) -> Result<Option<State>
 
 /// Up to `limit` project ids in id order, after `after` (exclusive).
 pub async fn project_ids(
-    db: &impl Sql,
+    db: &dyn Sql,
     after: Option<&str>,
     limit: usize,
 ) -> Result<Vec<String>, StoreError> {

@@ -3,13 +3,11 @@
 //! touch the network or a `wrangler dev`.
 
 use std::cell::Cell;
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 use std::time::Instant;
 
 use handoff_mcp::config::Config;
-use handoff_mcp::http::{self, Headers, Response};
+use handoff_mcp::context::{Caller, Ctx};
+use handoff_mcp::http::{Headers, Response};
 use serde_json::json;
 
 use crate::sqlite::Sqlite;
@@ -19,17 +17,6 @@ use crate::workload::{self, Request, TOOL_OK};
 pub struct Options {
     pub rounds: usize,
     pub requests: usize,
-}
-
-/// Runs a future that never waits: SQLite answers synchronously, so one poll finishes it.
-fn block_on<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-            return out;
-        }
-    }
 }
 
 /// The core with its inputs: configuration, database and an id source shaped like the
@@ -58,12 +45,15 @@ impl Server {
             self.next_id.set(n);
             format!("00000000-0000-4000-8000-{n:012x}")
         };
-        let req = http::Request {
-            method: "POST",
-            headers,
-            body,
+        // The clock is read once per write; a fixed value costs what a real one does.
+        let now = || 1_796_112_000_000_i64;
+        let ctx = Ctx {
+            db: &self.db,
+            ids: &new_id,
+            clock: &now,
+            caller: Caller::from_user_agent(headers.get("user-agent")),
         };
-        block_on(http::serve_mcp(&req, &self.config, &self.db, &new_id))
+        handoff_mcp::sqlite::serve_mcp(&self.config, "POST", headers, body, &ctx)
     }
 
     /// Sends one request outside any measurement; a failure stops the bench.

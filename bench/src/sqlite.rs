@@ -4,7 +4,7 @@
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
-use handoff_mcp::store::{Row, Sql, Stmt, StoreError};
+use handoff_mcp::store::{LocalFuture, Rows, Sql, Stmt};
 
 pub struct Sqlite {
     inner: handoff_mcp::sqlite::Sqlite,
@@ -27,10 +27,10 @@ impl Sqlite {
 }
 
 impl Sql for Sqlite {
-    async fn batch(&self, stmts: Vec<Stmt>) -> Result<Vec<Vec<Row>>, StoreError> {
+    fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
         let start = Instant::now();
         let result = self.inner.run(&stmts);
         self.spent.set(self.spent.get() + start.elapsed());
-        result
+        Box::pin(std::future::ready(result))
     }
 }

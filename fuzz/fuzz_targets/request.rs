@@ -1,16 +1,14 @@
-//! The fuzz target: bytes in, through `http::serve_mcp` and the dispatcher, into SQLite seeded
+//! The fuzz target: bytes in, through `http::plan`, `http::serve_mcp` and the dispatcher, into SQLite seeded
 //! with one project and two tasks. The first byte picks the method, headers and protocol lane;
 //! the rest is the body. It asserts what must hold for any input; no expected answers live here.
 
 #![no_main]
 
 use std::cell::Cell;
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 
 use handoff_mcp::config::Config;
-use handoff_mcp::http::{self, Headers};
+use handoff_mcp::context::{Caller, Ctx};
+use handoff_mcp::http::Headers;
 use handoff_mcp::sqlite::Sqlite;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value as Json;
@@ -45,12 +43,14 @@ fn check(data: &[u8]) {
         next.set(next.get() + 1);
         format!("new-{}", next.get())
     };
-    let request = http::Request {
-        method,
-        headers: &headers,
-        body,
+    let now = || 1_796_112_000_000_i64;
+    let ctx = Ctx {
+        db: &db,
+        ids: &new_id,
+        clock: &now,
+        caller: Caller::from_user_agent(headers.get("user-agent")),
     };
-    let response = block_on(http::serve_mcp(&request, &config, &db, &new_id));
+    let response = handoff_mcp::sqlite::serve_mcp(&config, method, &headers, body, &ctx);
 
     assert!(
         matches!(
@@ -178,19 +178,6 @@ fn base64(bytes: &[u8]) -> String {
         }
     }
     out
-}
-
-/// Runs a future that never waits (SQLite answers synchronously); a future that keeps saying
-/// Pending is a hang, reported as a crash rather than left to libFuzzer's timeout.
-fn block_on<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    for _ in 0..10_000 {
-        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-            return out;
-        }
-    }
-    panic!("the request future never completed");
 }
 
 /// The shared SQLite adapter, seeded.

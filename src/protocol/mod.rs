@@ -15,6 +15,7 @@ pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// How long clients may cache what changes only with a deploy (discover, tool/prompt/template lists).
@@ -75,7 +76,10 @@ pub fn initialize(negotiated: &'static str) -> Json {
 /// The tools/list body, built once per isolate; the same for every era, since no tool has an
 /// outputSchema.
 static TOOLS: LazyLock<Json> = LazyLock::new(|| {
-    let list: Vec<Json> = tools::ALL.iter().map(|t| tools::list_entry(t)).collect();
+    let list: Vec<Json> = tools::ALL
+        .iter()
+        .map(|t| tools::schema::list_entry(t))
+        .collect();
     json!({ "tools": list })
 });
 

@@ -52,12 +52,16 @@ pub fn has_logging_set_level(era: Era) -> bool {
     matches!(era, Era::Legacy(_))
 }
 
-/// A missing resource: -32002 in the 2024/2025 specs, -32602 (with data.uri) from 2026-07-28.
-pub fn resource_not_found_code(era: Era) -> i64 {
-    match era {
-        Era::Modern => -32602,
-        Era::Legacy(_) => -32002,
-    }
+/// A missing resource is an invalid-params error (with data.uri) from 2026-07-28 on; the
+/// 2024/2025 specs gave it a code of its own.
+pub fn resource_not_found_is_invalid_params(era: Era) -> bool {
+    era == Era::Modern
+}
+
+/// An unknown method travels with HTTP 404 from 2026-07-28 on; 2025-era clients read the
+/// JSON-RPC error from a 200.
+pub fn method_not_found_is_404(era: Era) -> bool {
+    era == Era::Modern
 }
 
 /// Result envelope fields of the stateless revision.

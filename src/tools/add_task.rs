@@ -1,8 +1,23 @@
 //! add_task: stores a task; cleanup and record tasks are deferred (demoted = 1).
 
-use super::{Annotations, Args, NewId, Outcome, Param, Rule, ToolDef};
-use crate::model::Kind;
-use crate::store::{self, Sql, StoreError};
+use super::args::{Args, Param, Rule, PROJECT_ID};
+use super::{Annotations, Outcome, ToolDef};
+use crate::context::Ctx;
+use crate::error::Error;
+use crate::store;
+
+const BODY: Param = Param {
+    name: "body",
+    description: "the task must say what is to be done.",
+    rule: Rule::Text { blank_ok: false },
+    required: true,
+};
+const KIND: Param = Param {
+    name: "kind",
+    description: "main, cleanup or record.",
+    rule: Rule::Kind,
+    required: true,
+};
 
 pub const DEF: ToolDef = ToolDef {
     name: "add_task",
@@ -11,34 +26,20 @@ pub const DEF: ToolDef = ToolDef {
                     North Star; stored but not listed by get_state, where the focus is the one thing \
                     to do), cleanup or record (deferred: listed by get_state under 後処理 and not to \
                     be started until the North Star is reached)."],
-    params: &[
-        Param {
-            name: "project_id",
-            description: "The project's id, e.g. \"handoff-mcp\".",
-            rule: Rule::ProjectId,
-            required: true,
-        },
-        Param {
-            name: "body",
-            description: "the task must say what is to be done.",
-            rule: Rule::Text { blank_ok: false },
-            required: true,
-        },
-        Param {
-            name: "kind",
-            description: "main, cleanup or record.",
-            rule: Rule::Kind,
-            required: true,
-        },
-    ],
-    annotations: Annotations { read_only: false, destructive: false, idempotent: false },
+    params: &[PROJECT_ID, BODY, KIND],
+    annotations: Annotations {
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+    },
+    handler: |args, ctx| Box::pin(run(args, ctx)),
 };
 
-pub async fn run(args: &Args, db: &impl Sql, ids: &impl NewId) -> Result<Outcome, StoreError> {
-    let project_id = args.get("project_id");
-    let kind = Kind::parse(args.get("kind")).expect("checked by Rule::Kind");
-    let task_id = ids.new_id();
-    let written = store::add_task(db, &task_id, project_id, args.get("body"), kind).await?;
+async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+    let project_id = args.get(&PROJECT_ID);
+    let kind = args.kind(&KIND);
+    let task_id = ctx.ids.new_id();
+    let written = store::add_task(ctx.db, &task_id, project_id, args.get(&BODY), kind).await?;
     let Some(anchor) = written else {
         return Ok(Outcome::error(format!(
             "No project \"{project_id}\" yet, so nothing was written. Call set_north_star with this \

@@ -1,7 +1,18 @@
 //! complete_task: marks a task done, which takes it off get_state's deferred list.
 
-use super::{Annotations, Args, Outcome, Param, Rule, ToolDef};
-use crate::store::{self, Completion, Sql, StoreError};
+use super::args::{preview, Args, Param, Rule};
+use super::{Annotations, Outcome, ToolDef};
+use crate::context::Ctx;
+use crate::error::Error;
+use crate::store::{self, Completion};
+
+const TASK_ID: Param = Param {
+    name: "task_id",
+    description:
+        "The task's id: add_task returned it, and get_state's reference data lists it as task_id=….",
+    rule: Rule::TaskId,
+    required: true,
+};
 
 pub const DEF: ToolDef = ToolDef {
     name: "complete_task",
@@ -11,27 +22,23 @@ pub const DEF: ToolDef = ToolDef {
                     get_state's reference data). A completed task is no longer listed. Completing it again changes \
                     nothing.",
     ],
-    params: &[Param {
-        name: "task_id",
-        description: "The task's id: add_task returned it, and get_state's reference data lists it as task_id=….",
-        rule: Rule::TaskId,
-        required: true,
-    }],
+    params: &[TASK_ID],
     annotations: Annotations {
         read_only: false,
         destructive: false,
         idempotent: true,
     },
+    handler: |args, ctx| Box::pin(run(args, ctx)),
 };
 
-pub async fn run(args: &Args, db: &impl Sql) -> Result<Outcome, StoreError> {
-    let task_id = args.get("task_id");
-    let (project_id, kind, anchor, changed) = match store::complete_task(db, task_id).await? {
+async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+    let task_id = args.get(&TASK_ID);
+    let (project_id, kind, anchor, changed) = match store::complete_task(ctx.db, task_id).await? {
         Completion::Unknown => {
             return Ok(Outcome::error(format!(
                 "No task \"{}\". Task ids come from add_task, and get_state's reference data \
                  lists each open deferred task as task_id=….",
-                super::preview(task_id)
+                preview(task_id)
             )))
         }
         Completion::Completed {

@@ -1,9 +1,12 @@
 //! get_state: the project's North Star, focus and open deferred tasks, as the contract text,
 //! then the reference block with each deferred task's id.
 
-use super::{Annotations, Args, Outcome, Param, Rule, ToolDef};
+use super::args::{Args, PROJECT_ID};
+use super::{Annotations, Outcome, ToolDef};
+use crate::context::Ctx;
+use crate::error::Error;
 use crate::render;
-use crate::store::{self, Sql, StoreError};
+use crate::store;
 
 pub const DEF: ToolDef = ToolDef {
     name: "get_state",
@@ -15,22 +18,18 @@ pub const DEF: ToolDef = ToolDef {
          text, reference data, gives each deferred task's id for complete_task. ",
         render::DESCRIPTION_TAIL,
     ],
-    params: &[Param {
-        name: "project_id",
-        description: "The project's id, e.g. \"handoff-mcp\".",
-        rule: Rule::ProjectId,
-        required: true,
-    }],
+    params: &[PROJECT_ID],
     annotations: Annotations {
         read_only: true,
         destructive: false,
         idempotent: true,
     },
+    handler: |args, ctx| Box::pin(run(args, ctx)),
 };
 
-pub async fn run(args: &Args, db: &impl Sql) -> Result<Outcome, StoreError> {
-    let project_id = args.get("project_id");
-    let Some(state) = store::load_state(db, project_id).await? else {
+async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+    let project_id = args.get(&PROJECT_ID);
+    let Some(state) = store::load_state(ctx.db, project_id).await? else {
         return Ok(Outcome::error(format!(
             "No project \"{project_id}\" yet. Call set_north_star with this project_id to create it."
         )));

@@ -1,7 +1,23 @@
 //! set_focus: replaces the project's one focus (本丸) with a single UPSERT.
 
-use super::{Annotations, Args, Outcome, Param, Rule, ToolDef};
-use crate::store::{self, Sql, StoreError};
+use super::args::{Args, Param, Rule, PROJECT_ID};
+use super::{Annotations, Outcome, ToolDef};
+use crate::context::Ctx;
+use crate::error::Error;
+use crate::store;
+
+const STATEMENT: Param = Param {
+    name: "statement",
+    description: "the focus must name the one thing to do now.",
+    rule: Rule::Text { blank_ok: false },
+    required: true,
+};
+const WHY: Param = Param {
+    name: "why",
+    description: "Optional: why this is the thing to do now. Empty means no reason.",
+    rule: Rule::Text { blank_ok: true },
+    required: false,
+};
 
 pub const DEF: ToolDef = ToolDef {
     name: "set_focus",
@@ -11,36 +27,19 @@ pub const DEF: ToolDef = ToolDef {
                     with an optional reason. A project has exactly one focus; this replaces the \
                     previous one. The project must exist (set_north_star creates it).",
     ],
-    params: &[
-        Param {
-            name: "project_id",
-            description: "The project's id, e.g. \"handoff-mcp\".",
-            rule: Rule::ProjectId,
-            required: true,
-        },
-        Param {
-            name: "statement",
-            description: "the focus must name the one thing to do now.",
-            rule: Rule::Text { blank_ok: false },
-            required: true,
-        },
-        Param {
-            name: "why",
-            description: "Optional: why this is the thing to do now. Empty means no reason.",
-            rule: Rule::Text { blank_ok: true },
-            required: false,
-        },
-    ],
+    params: &[PROJECT_ID, STATEMENT, WHY],
     annotations: Annotations {
         read_only: false,
         destructive: false,
         idempotent: true,
     },
+    handler: |args, ctx| Box::pin(run(args, ctx)),
 };
 
-pub async fn run(args: &Args, db: &impl Sql) -> Result<Outcome, StoreError> {
-    let project_id = args.get("project_id");
-    let written = store::set_focus(db, project_id, args.get("statement"), args.opt("why")).await?;
+async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+    let project_id = args.get(&PROJECT_ID);
+    let written =
+        store::set_focus(ctx.db, project_id, args.get(&STATEMENT), args.opt(&WHY)).await?;
     let Some(anchor) = written else {
         return Ok(Outcome::error(format!(
             "No project \"{project_id}\" yet, so nothing was written. Call set_north_star with this \

@@ -1,7 +1,17 @@
 //! set_north_star: creates the project or replaces its North Star.
 
-use super::{Annotations, Args, Outcome, Param, Rule, ToolDef};
-use crate::store::{self, Sql, StoreError, Upsert};
+use super::args::{Args, Param, Rule, PROJECT_ID};
+use super::{Annotations, Outcome, ToolDef};
+use crate::context::Ctx;
+use crate::error::Error;
+use crate::store::{self, Upsert};
+
+const TEXT: Param = Param {
+    name: "text",
+    description: "the North Star must say what the project is for, in a sentence.",
+    rule: Rule::Text { blank_ok: false },
+    required: true,
+};
 
 pub const DEF: ToolDef = ToolDef {
     name: "set_north_star",
@@ -11,30 +21,18 @@ pub const DEF: ToolDef = ToolDef {
                     project if it does not exist yet, otherwise replaces the North Star. The text \
                     must not be empty.",
     ],
-    params: &[
-        Param {
-            name: "project_id",
-            description: "The project's id, e.g. \"handoff-mcp\".",
-            rule: Rule::ProjectId,
-            required: true,
-        },
-        Param {
-            name: "text",
-            description: "the North Star must say what the project is for, in a sentence.",
-            rule: Rule::Text { blank_ok: false },
-            required: true,
-        },
-    ],
+    params: &[PROJECT_ID, TEXT],
     annotations: Annotations {
         read_only: false,
         destructive: false,
         idempotent: true,
     },
+    handler: |args, ctx| Box::pin(run(args, ctx)),
 };
 
-pub async fn run(args: &Args, db: &impl Sql) -> Result<Outcome, StoreError> {
-    let project_id = args.get("project_id");
-    let (upsert, anchor) = store::set_north_star(db, project_id, args.get("text")).await?;
+async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+    let project_id = args.get(&PROJECT_ID);
+    let (upsert, anchor) = store::set_north_star(ctx.db, project_id, args.get(&TEXT)).await?;
     let sentence = match upsert {
         Upsert::Created => format!(
             "Created project \"{project_id}\" with its North Star. Next, set_focus names the one thing to do now."

@@ -4,7 +4,7 @@
 use wasm_bindgen::JsValue;
 use worker::D1Database;
 
-use crate::store::{Row, Sql, Stmt, StoreError, Value};
+use crate::store::{LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 
 pub struct D1Store(pub D1Database);
 
@@ -13,7 +13,13 @@ fn backend(e: worker::Error) -> StoreError {
 }
 
 impl Sql for D1Store {
-    async fn batch(&self, stmts: Vec<Stmt>) -> Result<Vec<Vec<Row>>, StoreError> {
+    fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
+        Box::pin(self.run(stmts))
+    }
+}
+
+impl D1Store {
+    async fn run(&self, stmts: Vec<Stmt>) -> Rows {
         let mut prepared = Vec::with_capacity(stmts.len());
         for stmt in &stmts {
             let params: Vec<JsValue> = stmt

@@ -1,7 +1,7 @@
 //! The Workers shell, compiled for wasm32 only: the fetch entry, env → Config, the D1 adapter,
-//! the SSE Durable Object and uuid ids. It translates; the core decides. It must never log a
-//! path, query or header (the path holds the token), only fixed sentences and the core's
-//! diagnostics.
+//! the SSE Durable Object, the clock and uuid ids. It carries out the core's `http::Plan` and
+//! decides nothing itself. It must never log a path, query or header (the path holds the
+//! token), only fixed sentences and the core's diagnostics.
 
 mod d1;
 mod sse;
@@ -11,7 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use worker::{console_error, event, Context, Env, Headers, Request, Response, Result};
 
 use crate::config::{Config, D1_BINDING};
-use crate::http::{self, Route};
+use crate::context::{Caller, Ctx};
+use crate::http::{self, Plan};
 use crate::store;
 use d1::D1Store;
 
@@ -29,28 +30,32 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
             "handoff-mcp: AUTH_TOKEN is not set; every MCP path answers 404 until it is"
         );
     }
-    let route = http::route(&req.path(), &config);
     let method = req.method().to_string();
+    let path = req.path();
+    // The query straight from the serialized URL: parsing it with `url` would link that crate
+    // and its IDNA tables (about 70 KB of wasm) for one hex parameter.
+    let url = req.inner().url();
+    let query = url
+        .split_once('?')
+        .map(|(_, q)| q.split('#').next().unwrap_or_default());
     let headers = http::Headers::new(req.headers().entries());
-    let guard = |allow: &[&str]| http::guard(&method, &headers, &config, allow);
-    let response = match route {
-        Route::Healthz => http::Response::text(200, "ok"),
-        Route::NotFound => http::Response::not_found(),
-        // POST /sse is Streamable HTTP, so an old /sse URL works whichever transport a client picks.
-        Route::Mcp | Route::Sse if method == "POST" => {
-            serve_mcp(&mut req, &env, &config, &headers).await?
-        }
-        Route::Mcp => guard(&["POST"]).unwrap_or_else(http::Response::not_found),
-        Route::Sse => match guard(&["GET", "POST"]) {
-            Some(refusal) => refusal,
-            None => return sse::open(&env, config.token.as_deref().unwrap_or_default()).await,
-        },
-        Route::SseMessage => match guard(&["POST"]) {
-            Some(refusal) => refusal,
-            None => return sse::post(&mut req, &env, &headers).await,
-        },
+    let request = http::Request {
+        method: &method,
+        path: &path,
+        query,
+        headers: &headers,
     };
-    into_worker(response)
+    match http::plan(&request, &config) {
+        Plan::Respond(response) => into_worker(response),
+        Plan::Mcp => {
+            let body = req.bytes().await?;
+            let db = database(&env).await?;
+            let ctx = context(&db, &headers);
+            into_worker(http::serve_mcp(&headers, &body, &ctx).await)
+        }
+        Plan::OpenSse { endpoint_prefix } => sse::open(&env, &endpoint_prefix).await,
+        Plan::SseMessage { session } => sse::post(&mut req, &env, &headers, &session).await,
+    }
 }
 
 /// The D1 store, with the schema ensured once per isolate.
@@ -69,27 +74,19 @@ fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-async fn serve_mcp(
-    req: &mut Request,
-    env: &Env,
-    config: &Config,
-    headers: &http::Headers,
-) -> Result<http::Response> {
-    // Refuse an announced oversize body before buffering it.
-    let announced = headers
-        .get("content-length")
-        .and_then(|n| n.trim().parse::<usize>().ok());
-    if announced.is_some_and(|n| n > http::MAX_BODY_BYTES) {
-        return Ok(http::too_large());
+/// The Workers clock (`Date.now()`): milliseconds since the epoch, UTC.
+fn now_ms() -> i64 {
+    worker::Date::now().as_millis() as i64
+}
+
+/// The request context over D1, random ids and the Workers clock.
+fn context<'a>(db: &'a D1Store, headers: &http::Headers) -> Ctx<'a> {
+    Ctx {
+        db,
+        ids: &new_id,
+        clock: &now_ms,
+        caller: Caller::from_user_agent(headers.get("user-agent")),
     }
-    let db = database(env).await?;
-    let body = req.bytes().await?;
-    let request = http::Request {
-        method: "POST",
-        headers,
-        body: &body,
-    };
-    Ok(http::serve_mcp(&request, config, &db, &new_id).await)
 }
 
 pub(crate) fn into_worker(response: http::Response) -> Result<Response> {

@@ -13,51 +13,40 @@ use worker::{
     Env, Headers, Request, Response, Result, State,
 };
 
-use super::{database, into_worker, new_id};
+use super::{context, database, into_worker};
+use crate::config::SSE_BINDING;
 use crate::http;
 use crate::sse;
 
-/// The Durable Object namespace binding in wrangler.toml.
-const BINDING: &str = "SSE";
 /// Internal header carrying the endpoint path from the Worker to the object.
 const ENDPOINT_HEADER: &str = "x-handoff-endpoint";
-/// Headers a message POST forwards to the object: the ones dispatch reads, plus the type.
-const FORWARDED: [&str; 4] = [
-    "content-type",
-    "mcp-protocol-version",
-    "mcp-method",
-    "mcp-name",
-];
 
 type Sender = UnboundedSender<Result<Vec<u8>>>;
 
 /// GET /<token>/sse: a fresh unguessable session, its object, and the stream the object returns.
-pub async fn open(env: &Env, token: &str) -> Result<Response> {
+pub async fn open(env: &Env, endpoint_prefix: &str) -> Result<Response> {
     let session = uuid::Uuid::new_v4().simple().to_string();
     let headers = Headers::new();
-    headers.set(ENDPOINT_HEADER, &sse::endpoint_path(token, &session))?;
+    headers.set(
+        ENDPOINT_HEADER,
+        &sse::endpoint_path(endpoint_prefix, &session),
+    )?;
     let request = internal_request("GET", "https://sse.internal/open", &headers, None)?;
     stub(env, &session)?.fetch_with_request(request).await
 }
 
-/// POST /<token>/sse/message?sessionId=…: forwarded to the session's object.
-pub async fn post(req: &mut Request, env: &Env, headers: &http::Headers) -> Result<Response> {
-    // The query straight from the serialized URL: parsing it with `url` would link that crate
-    // and its IDNA tables (about 70 KB of wasm) for one hex parameter.
-    let raw = req.inner().url();
-    let query = raw
-        .split_once('?')
-        .map(|(_, q)| q.split('#').next().unwrap_or_default());
-    let session = match sse::session_from_query(query) {
-        Ok(session) => session.to_owned(),
-        Err(refusal) => return into_worker(refusal),
-    };
+/// POST /<token>/sse/message?sessionId=…: the body and the headers the core reads, forwarded
+/// to the session's object.
+pub async fn post(
+    req: &mut Request,
+    env: &Env,
+    headers: &http::Headers,
+    session: &str,
+) -> Result<Response> {
     let body = req.bytes().await?;
     let forwarded = Headers::new();
-    for name in FORWARDED {
-        if let Some(value) = headers.get(name) {
-            forwarded.set(name, value)?;
-        }
+    for (name, value) in http::forwarded_headers(headers) {
+        forwarded.set(name, value)?;
     }
     let request = internal_request(
         "POST",
@@ -65,7 +54,7 @@ pub async fn post(req: &mut Request, env: &Env, headers: &http::Headers) -> Resu
         &forwarded,
         Some(&body),
     )?;
-    stub(env, &session)?.fetch_with_request(request).await
+    stub(env, session)?.fetch_with_request(request).await
 }
 
 /// A request from the Worker to a session object, built with web-sys directly: worker's
@@ -87,7 +76,7 @@ fn internal_request(
 }
 
 fn stub(env: &Env, session: &str) -> Result<worker::Stub> {
-    env.durable_object(BINDING)?
+    env.durable_object(SSE_BINDING)?
         .id_from_name(session)?
         .get_stub()
 }
@@ -137,7 +126,7 @@ impl SseSession {
         let Some(tx) = self.live_sender() else {
             return into_worker(sse::unknown_session());
         };
-        let message = match sse::parse_message(&req.bytes().await?) {
+        let message = match http::parse_body(&req.bytes().await?) {
             Ok(message) => message,
             Err(refusal) => return into_worker(refusal),
         };
@@ -146,7 +135,8 @@ impl SseSession {
         let slot = self.stream.clone();
         // Answer 202 now; the response follows on the stream when dispatch is done.
         self.state.wait_until(async move {
-            let (event, diagnostic) = sse::respond(&message, &headers, &db, &new_id).await;
+            let ctx = context(&db, &headers);
+            let (event, diagnostic) = sse::respond(&message, &headers, &ctx).await;
             if let Some(diagnostic) = diagnostic {
                 console_error!("handoff-mcp: {diagnostic}");
             }

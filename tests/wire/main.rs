@@ -9,4 +9,5 @@ mod legacy;
 mod modern;
 mod sse;
 mod store;
+mod tidy;
 mod tools;

@@ -13,8 +13,7 @@ fn respond(
     message: serde_json::Value,
 ) -> (Option<String>, Option<String>) {
     let headers = Headers::new(headers.iter().copied());
-    let ids = || "task-sse".to_owned();
-    block_on(sse::respond(&message, &headers, &s.db, &ids))
+    s.with_ctx(None, |ctx| block_on(sse::respond(&message, &headers, ctx)))
 }
 
 #[test]

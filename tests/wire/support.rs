@@ -1,30 +1,21 @@
 //! The test harness: the core's HTTP entry over an in-memory SQLite loaded from migrations/,
 //! driven with raw JSON-RPC strings. Tests compare JSON or text; they pin no internal API
-//! beyond `http::serve_mcp`, `Config` and the `Sql` trait.
+//! beyond `http::plan`/`http::serve_mcp`, `Config`, the request context and the `Sql` trait.
 
 use std::cell::Cell;
-use std::future::Future;
 use std::ops::Deref;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 
 use handoff_mcp::config::Config;
-use handoff_mcp::http::{self, Headers};
-use handoff_mcp::store::{Row, Sql, Stmt, StoreError};
+use handoff_mcp::context::{Caller, Ctx};
+use handoff_mcp::http::Headers;
+use handoff_mcp::store::{LocalFuture, Rows, Sql, Stmt, StoreError};
 use serde_json::{json, Value as Json};
 
-pub const MODERN: &str = "2026-07-28";
+pub use handoff_mcp::sqlite::block_on;
 
-/// Runs a future that never waits (SQLite answers synchronously).
-pub fn block_on<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-            return out;
-        }
-    }
-}
+pub const MODERN: &str = "2026-07-28";
+/// The pinned clock of every test server: 2026-12-01 08:00 UTC.
+pub const NOW_MS: i64 = 1_796_112_000_000;
 
 /// The shared SQLite adapter (`handoff_mcp::sqlite`), counting round trips and able to break.
 pub struct Sqlite {
@@ -96,14 +87,16 @@ impl Sqlite {
 }
 
 impl Sql for Sqlite {
-    async fn batch(&self, stmts: Vec<Stmt>) -> Result<Vec<Vec<Row>>, StoreError> {
+    fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
         self.batches.set(self.batches.get() + 1);
-        if self.broken.get() {
-            return Err(StoreError::Backend(
+        let rows = if self.broken.get() {
+            Err(StoreError::Backend(
                 "D1_ERROR: no such table: project (SQL SELECT …)".into(),
-            ));
-        }
-        self.inner.run(&stmts)
+            ))
+        } else {
+            self.inner.run(&stmts)
+        };
+        Box::pin(std::future::ready(rows))
     }
 }
 
@@ -150,19 +143,27 @@ impl Server {
         }
     }
 
-    /// Raw request to the MCP endpoint.
-    pub fn request(&self, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
-        let headers = Headers::new(headers.iter().copied());
+    /// The request context: this server's SQLite, `task-N` ids and the pinned clock.
+    pub fn with_ctx<T>(&self, user_agent: Option<&str>, f: impl FnOnce(&Ctx<'_>) -> T) -> T {
         let new_id = || {
             self.next_id.set(self.next_id.get() + 1);
             format!("task-{}", self.next_id.get())
         };
-        let req = http::Request {
-            method,
-            headers: &headers,
-            body,
-        };
-        let res = block_on(http::serve_mcp(&req, &self.config, &self.db, &new_id));
+        let now = || NOW_MS;
+        f(&Ctx {
+            db: &self.db,
+            ids: &new_id,
+            clock: &now,
+            caller: Caller::from_user_agent(user_agent),
+        })
+    }
+
+    /// Raw request to the MCP endpoint, planned like the Worker plans it.
+    pub fn request(&self, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+        let headers = Headers::new(headers.iter().copied());
+        let res = self.with_ctx(headers.get("user-agent"), |ctx| {
+            handoff_mcp::sqlite::serve_mcp(&self.config, method, &headers, body, ctx)
+        });
         Reply {
             status: res.status,
             headers: res.headers,

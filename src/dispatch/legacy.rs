@@ -1,0 +1,68 @@
+//! The 2025-era lane: `initialize` answered as a pure function, the version header rule, and
+//! no sessions. A request that claims the modern revision in its header but not in `_meta` is
+//! refused here rather than served under the wrong rules.
+
+use serde_json::{json, Value as Json};
+
+use super::headers::McpHeaders;
+use super::methods;
+use crate::context::Ctx;
+use crate::error::Error;
+use crate::protocol::version::{self, Era};
+use crate::protocol::{self, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
+
+/// The legacy era from the MCP-Protocol-Version header: absent means 2025-03-26; an unknown
+/// value is refused with 400, as 2025-06-18 and later require.
+pub fn era(headers: &McpHeaders) -> Result<Era, Error> {
+    match headers.version() {
+        None => Ok(Era::Legacy(version::HEADERLESS_LEGACY)),
+        Some(v) => version::supported_legacy(v)
+            .map(Era::Legacy)
+            .ok_or_else(|| {
+                Error::BadVersionHeader(format!(
+                    "Bad Request: unsupported MCP-Protocol-Version {v:?}; supported: {}",
+                    version::SUPPORTED_LEGACY.join(", ")
+                ))
+            }),
+    }
+}
+
+/// Serves one message of the legacy lane: its result, or `None` for a notification.
+pub async fn serve(
+    id: Option<&Json>,
+    method: &str,
+    params: Option<&Json>,
+    headers: &McpHeaders,
+    ctx: &Ctx<'_>,
+) -> Result<Option<Json>, Error> {
+    let header_version = headers.version();
+    if let Some(v) = header_version.filter(|v| version::is_modern_claim(v)) {
+        return Err(if method == "initialize" {
+            Error::HeaderMismatch(format!(
+                "initialize is the 2025-era handshake, but MCP-Protocol-Version is {v}"
+            ))
+        } else {
+            Error::BadMeta(format!(
+                "params._meta must carry {META_PROTOCOL_VERSION} and {META_CLIENT_CAPABILITIES}"
+            ))
+        });
+    }
+    if method == "initialize" {
+        let requested = params
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(Json::as_str);
+        let negotiated = version::negotiate_legacy(requested);
+        return Ok(id.map(|_| protocol::initialize(negotiated)));
+    }
+    let era = era(headers)?;
+    if id.is_none() {
+        return Ok(None);
+    }
+    let result = match method {
+        "ping" => json!({}),
+        // Accepted and kept nowhere: this server never sends log messages.
+        "logging/setLevel" if version::has_logging_set_level(era) => json!({}),
+        _ => methods::serve(method, params, era, ctx).await?,
+    };
+    Ok(Some(result))
+}

@@ -1,0 +1,177 @@
+//! One parsed JSON-RPC body in, one reply out. This file classifies the body (a message, or a
+//! 2025-03-26 batch), picks the lane (the 2026-07-28 stateless lane when `_meta` claims it, the
+//! 2025-era lane otherwise) and is the only place an `Error` becomes a reply. The lanes'
+//! own checks are in `modern` and `legacy`, the methods both share in `methods`, the routing
+//! headers in `headers`. No HTTP parsing (http.rs) and no SQL (store.rs) here.
+
+pub mod headers;
+mod legacy;
+mod methods;
+mod modern;
+
+use serde_json::Value as Json;
+
+use crate::context::{Caller, Ctx};
+use crate::error::Error;
+use crate::jsonrpc::{self, Message};
+use crate::protocol::version::{self, Era};
+use crate::protocol::{META_CLIENT_INFO, META_PROTOCOL_VERSION};
+pub use headers::McpHeaders;
+
+/// Most messages in one 2025-03-26 batch: each may be a D1 round trip inside one request.
+pub const MAX_BATCH: usize = 100;
+
+/// What to send back.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// A JSON body with its HTTP status and any extra headers.
+    Json {
+        status: u16,
+        body: Json,
+        headers: Vec<(&'static str, String)>,
+    },
+    /// 202 with no body: notifications and posted responses.
+    Accepted,
+}
+
+/// A reply plus a diagnostic for the operator's log (never sent to the client).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handled {
+    pub reply: Reply,
+    pub diagnostic: Option<String>,
+}
+
+impl From<Reply> for Handled {
+    fn from(reply: Reply) -> Self {
+        Handled {
+            reply,
+            diagnostic: None,
+        }
+    }
+}
+
+/// The reply to a refusal or failure: the error's status, code and public message, its detail
+/// to the log. Every error reply of the server is built here.
+pub fn refuse(error: &Error, id: &Json, era: Option<Era>) -> Handled {
+    Handled {
+        reply: Reply::Json {
+            status: error.status(era),
+            body: error.to_json(id, era),
+            headers: error.headers(),
+        },
+        diagnostic: error.diagnostic().map(str::to_owned),
+    }
+}
+
+/// Handles one POSTed body (an object, or a 2025-03-26 batch array).
+pub async fn handle(body: &Json, headers: &McpHeaders, ctx: &Ctx<'_>) -> Handled {
+    match body {
+        Json::Array(items) => handle_batch(items, headers, ctx).await,
+        single => handle_one(single, headers, ctx).await,
+    }
+}
+
+async fn handle_batch(items: &[Json], headers: &McpHeaders, ctx: &Ctx<'_>) -> Handled {
+    let invalid = |why: &str| refuse(&Error::InvalidRequest(why.into()), &Json::Null, None);
+    if items.is_empty() {
+        return invalid("an empty batch");
+    }
+    if items.len() > MAX_BATCH {
+        return invalid(&format!("a batch holds at most {MAX_BATCH} messages"));
+    }
+    if items
+        .iter()
+        .any(|m| modern_claim(m).is_some() || jsonrpc::classify(m).is_err())
+    {
+        return invalid("a batch must hold only valid 2025-03-26 messages");
+    }
+    let era = match legacy::era(headers) {
+        Ok(era) => era,
+        Err(error) => return refuse(&error, &Json::Null, None),
+    };
+    if !version::allows_batches(era) {
+        return invalid("JSON-RPC batches were removed in protocol 2025-06-18");
+    }
+    let mut responses = Vec::new();
+    let mut diagnostic = None;
+    for item in items {
+        let handled = handle_one(item, headers, ctx).await;
+        diagnostic = diagnostic.or(handled.diagnostic);
+        if let Reply::Json { body, .. } = handled.reply {
+            responses.push(body);
+        }
+    }
+    let reply = if responses.is_empty() {
+        Reply::Accepted
+    } else {
+        Reply::Json {
+            status: 200,
+            body: Json::Array(responses),
+            headers: Vec::new(),
+        }
+    };
+    Handled { reply, diagnostic }
+}
+
+/// The `_meta` protocol-version claim of a message, if it makes one.
+fn modern_claim(message: &Json) -> Option<&Json> {
+    message
+        .get("params")?
+        .get("_meta")?
+        .get(META_PROTOCOL_VERSION)
+}
+
+async fn handle_one(value: &Json, headers: &McpHeaders, ctx: &Ctx<'_>) -> Handled {
+    let message = match jsonrpc::classify(value) {
+        Ok(message) => message,
+        Err(id) => {
+            let error = Error::InvalidRequest("not a JSON-RPC 2.0 request or notification".into());
+            return refuse(&error, &id, None);
+        }
+    };
+    let (id, method, params) = match message {
+        Message::Response => return Reply::Accepted.into(),
+        Message::Notification { method, params } => (None, method, params),
+        Message::Request { id, method, params } => (Some(id), method, params),
+    };
+    let modern = modern_claim(value).is_some();
+    let ctx = Ctx {
+        caller: Caller {
+            client_info: client_info(params),
+            ..ctx.caller.clone()
+        },
+        ..*ctx
+    };
+    let (era, result) = if modern {
+        (
+            Some(Era::Modern),
+            modern::serve(id, method, params, headers, &ctx).await,
+        )
+    } else {
+        (
+            legacy::era(headers).ok(),
+            legacy::serve(id, method, params, headers, &ctx).await,
+        )
+    };
+    match (id, result) {
+        (Some(id), Ok(Some(result))) => Reply::Json {
+            status: 200,
+            body: jsonrpc::success(id, result),
+            headers: Vec::new(),
+        }
+        .into(),
+        (_, Ok(_)) => Reply::Accepted.into(),
+        // A refused notification gets the status and an error without an id.
+        (id, Err(error)) => refuse(&error, id.unwrap_or(&Json::Null), era),
+    }
+}
+
+/// `name/version` from the 2026-07-28 `_meta` client info, when the message carries it.
+fn client_info(params: Option<&Json>) -> Option<String> {
+    let info = params?.get("_meta")?.get(META_CLIENT_INFO)?;
+    let name = info.get("name")?.as_str()?;
+    Some(match info.get("version").and_then(Json::as_str) {
+        Some(v) => format!("{name}/{v}"),
+        None => name.to_owned(),
+    })
+}

@@ -1,0 +1,295 @@
+//! Every way the server refuses or fails a request, as one type. Only this file knows JSON-RPC
+//! error codes and which HTTP status each refusal travels with, per protocol era; a reply is
+//! built from a variant and never picks a code or a status by hand. Internal detail (SQL text,
+//! D1 messages) sits in a field that only `diagnostic` reads, for the operator's log: no reply
+//! is built from it. No HTTP parsing and no dispatch logic here.
+
+use serde_json::{json, Value as Json};
+
+use crate::jsonrpc;
+use crate::protocol::version::{self, Era};
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+const INTERNAL_ERROR: i64 = -32603;
+/// Implementation-defined server error: what 2025-era servers send for transport-level
+/// refusals (a bad MCP-Protocol-Version header, a wrong method or media type, an Origin).
+const SERVER_ERROR: i64 = -32000;
+/// The 2024/2025 specs' resource-not-found code (2026-07-28 uses invalid params instead).
+const RESOURCE_NOT_FOUND_2025: i64 = -32002;
+/// 2026-07-28: an HTTP header disagrees with the body, or a required one is missing.
+const HEADER_MISMATCH: i64 = -32020;
+/// 2026-07-28: the request names a protocol version this server does not serve.
+const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// A refusal or failure. Variants carry what the client may see; `Internal` also carries what
+/// only the log may see.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// The body is not JSON (or not UTF-8, or nested too deep).
+    Parse,
+    /// Not a JSON-RPC request or notification, or a batch this era does not allow; the
+    /// sentence says which rule.
+    InvalidRequest(String),
+    /// The body is larger than the limit.
+    TooLarge { limit: usize },
+    /// The Content-Type is not `application/json`.
+    UnsupportedMediaType,
+    /// The route does not serve this HTTP method; the list goes into `Allow`.
+    MethodNotAllowed { allow: &'static [&'static str] },
+    /// A browser Origin that is neither loopback nor configured.
+    ForbiddenOrigin,
+    /// An unknown method, or one this era does not have.
+    MethodNotFound(String),
+    /// A method's params are missing or malformed (a sentence saying which).
+    InvalidParams(String),
+    /// 2026-07-28: `params._meta` lacks a required key; answered with HTTP 400.
+    BadMeta(String),
+    /// 2026-07-28: a routing header is missing or disagrees with the body.
+    HeaderMismatch(String),
+    /// 2026-07-28: the `_meta` protocol version is not one this server serves.
+    UnsupportedVersion { requested: String },
+    /// 2025 era: the MCP-Protocol-Version header names a version this server does not serve.
+    BadVersionHeader(String),
+    /// A resource URI that is not ours, or names a project that does not exist.
+    ResourceNotFound { uri: String },
+    /// Storage failed. `detail` is for the operator's log only.
+    Internal { detail: String },
+}
+
+impl Error {
+    /// The JSON-RPC code. `era` is `None` before a lane is chosen (transport-level refusals).
+    pub fn code(&self, era: Option<Era>) -> i64 {
+        match self {
+            Error::Parse => PARSE_ERROR,
+            Error::InvalidRequest(_) | Error::TooLarge { .. } => INVALID_REQUEST,
+            Error::UnsupportedMediaType
+            | Error::MethodNotAllowed { .. }
+            | Error::ForbiddenOrigin
+            | Error::BadVersionHeader(_) => SERVER_ERROR,
+            Error::MethodNotFound(_) => METHOD_NOT_FOUND,
+            Error::InvalidParams(_) | Error::BadMeta(_) => INVALID_PARAMS,
+            Error::HeaderMismatch(_) => HEADER_MISMATCH,
+            Error::UnsupportedVersion { .. } => UNSUPPORTED_VERSION,
+            Error::ResourceNotFound { .. } => match era {
+                Some(era) if version::resource_not_found_is_invalid_params(era) => INVALID_PARAMS,
+                _ => RESOURCE_NOT_FOUND_2025,
+            },
+            Error::Internal { .. } => INTERNAL_ERROR,
+        }
+    }
+
+    /// The HTTP status the error travels with on Streamable HTTP.
+    pub fn status(&self, era: Option<Era>) -> u16 {
+        match self {
+            Error::Parse
+            | Error::InvalidRequest(_)
+            | Error::BadMeta(_)
+            | Error::HeaderMismatch(_)
+            | Error::UnsupportedVersion { .. }
+            | Error::BadVersionHeader(_) => 400,
+            Error::TooLarge { .. } => 413,
+            Error::UnsupportedMediaType => 415,
+            Error::MethodNotAllowed { .. } => 405,
+            Error::ForbiddenOrigin => 403,
+            Error::MethodNotFound(_) => match era {
+                Some(era) if version::method_not_found_is_404(era) => 404,
+                _ => 200,
+            },
+            Error::InvalidParams(_) | Error::ResourceNotFound { .. } | Error::Internal { .. } => {
+                200
+            }
+        }
+    }
+
+    /// The message a client reads. Never holds internal detail.
+    pub fn message(&self) -> String {
+        match self {
+            Error::Parse => "Parse error: the body is not JSON".into(),
+            Error::InvalidRequest(why) => format!("Invalid Request: {why}"),
+            Error::TooLarge { limit } => format!("Request too large: the limit is {limit} bytes"),
+            Error::UnsupportedMediaType => {
+                "Unsupported Media Type: Content-Type must be application/json".into()
+            }
+            Error::MethodNotAllowed { allow } => format!(
+                "Method Not Allowed: this endpoint takes {} only",
+                allow.join(", ")
+            ),
+            Error::ForbiddenOrigin => "Forbidden: Origin not allowed".into(),
+            Error::MethodNotFound(method) => {
+                format!("Method not found: {}", clip(method, 64))
+            }
+            Error::InvalidParams(sentence)
+            | Error::BadMeta(sentence)
+            | Error::HeaderMismatch(sentence)
+            | Error::BadVersionHeader(sentence) => sentence.clone(),
+            Error::UnsupportedVersion { .. } => "Unsupported protocol version".into(),
+            Error::ResourceNotFound { uri } => format!(
+                "Resource not found: {}; resources/list names each project's state",
+                clip(uri, 200)
+            ),
+            Error::Internal { .. } => {
+                "Internal error: the database did not complete the request; try again".into()
+            }
+        }
+    }
+
+    /// The error's `data` member, if it has one.
+    pub fn data(&self) -> Option<Json> {
+        match self {
+            Error::UnsupportedVersion { requested } => Some(json!({
+                "supported": version::SUPPORTED_MODERN,
+                "requested": requested,
+            })),
+            Error::ResourceNotFound { uri } => Some(json!({ "uri": uri })),
+            _ => None,
+        }
+    }
+
+    /// HTTP headers the refusal needs besides the content type.
+    pub fn headers(&self) -> Vec<(&'static str, String)> {
+        match self {
+            Error::MethodNotAllowed { allow } => vec![("allow", allow.join(", "))],
+            _ => Vec::new(),
+        }
+    }
+
+    /// What the operator's log gets: the internal detail, and nothing for refusals.
+    pub fn diagnostic(&self) -> Option<&str> {
+        match self {
+            Error::Internal { detail } => Some(detail),
+            _ => None,
+        }
+    }
+
+    /// The JSON-RPC error response, echoing `id` (null when none could be read).
+    pub fn to_json(&self, id: &Json, era: Option<Era>) -> Json {
+        jsonrpc::error(id, self.code(era), self.message(), self.data())
+    }
+}
+
+impl From<crate::store::StoreError> for Error {
+    fn from(e: crate::store::StoreError) -> Self {
+        Error::Internal {
+            detail: e.to_string(),
+        }
+    }
+}
+
+fn clip(s: &str, chars: usize) -> String {
+    s.chars().take(chars).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One of every variant: the walk below must name each, so a new variant fails to compile
+    /// here until its code, status and message are pinned.
+    fn every_variant() -> Vec<Error> {
+        let all = vec![
+            Error::Parse,
+            Error::InvalidRequest("why".into()),
+            Error::TooLarge { limit: 10 },
+            Error::UnsupportedMediaType,
+            Error::MethodNotAllowed { allow: &["POST"] },
+            Error::ForbiddenOrigin,
+            Error::MethodNotFound("x/y".into()),
+            Error::InvalidParams("bad".into()),
+            Error::BadMeta("meta".into()),
+            Error::HeaderMismatch("hdr".into()),
+            Error::UnsupportedVersion {
+                requested: "v9".into(),
+            },
+            Error::BadVersionHeader("ver".into()),
+            Error::ResourceNotFound {
+                uri: "u://x".into(),
+            },
+            Error::Internal {
+                detail: "D1_ERROR: SELECT secret".into(),
+            },
+        ];
+        for e in &all {
+            // Exhaustive: adding a variant without listing it above is a compile error here.
+            match e {
+                Error::Parse
+                | Error::InvalidRequest(_)
+                | Error::TooLarge { .. }
+                | Error::UnsupportedMediaType
+                | Error::MethodNotAllowed { .. }
+                | Error::ForbiddenOrigin
+                | Error::MethodNotFound(_)
+                | Error::InvalidParams(_)
+                | Error::BadMeta(_)
+                | Error::HeaderMismatch(_)
+                | Error::UnsupportedVersion { .. }
+                | Error::BadVersionHeader(_)
+                | Error::ResourceNotFound { .. }
+                | Error::Internal { .. } => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn every_variant_has_its_code_status_and_public_message() {
+        let modern = Some(Era::Modern);
+        let legacy = Some(Era::Legacy("2025-11-25"));
+        let expected: Vec<(i64, u16, u16, i64)> = vec![
+            // (code modern, status modern, status legacy, code legacy)
+            (-32700, 400, 400, -32700),
+            (-32600, 400, 400, -32600),
+            (-32600, 413, 413, -32600),
+            (-32000, 415, 415, -32000),
+            (-32000, 405, 405, -32000),
+            (-32000, 403, 403, -32000),
+            (-32601, 404, 200, -32601),
+            (-32602, 200, 200, -32602),
+            (-32602, 400, 400, -32602),
+            (-32020, 400, 400, -32020),
+            (-32022, 400, 400, -32022),
+            (-32000, 400, 400, -32000),
+            (-32602, 200, 200, -32002),
+            (-32603, 200, 200, -32603),
+        ];
+        let all = every_variant();
+        assert_eq!(all.len(), expected.len());
+        for (e, (code, status, legacy_status, legacy_code)) in all.iter().zip(expected) {
+            assert_eq!(e.code(modern), code, "{e:?}");
+            assert_eq!(e.status(modern), status, "{e:?}");
+            assert_eq!(e.status(legacy), legacy_status, "{e:?}");
+            assert_eq!(e.code(legacy), legacy_code, "{e:?}");
+            let body = e.to_json(&json!(7), modern).to_string();
+            assert!(
+                !body.contains("secret") && !body.contains("D1_ERROR"),
+                "{body}"
+            );
+            assert!(!e.message().is_empty());
+            assert_eq!(
+                e.diagnostic().is_some(),
+                matches!(e, Error::Internal { .. })
+            );
+        }
+    }
+
+    #[test]
+    fn the_reply_shape() {
+        let e = Error::UnsupportedVersion {
+            requested: "2027-01-01".into(),
+        };
+        assert_eq!(
+            e.to_json(&json!(4), Some(Era::Modern)),
+            json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32022, "message": "Unsupported protocol version",
+                "data": {"supported": [version::MODERN], "requested": "2027-01-01"}}})
+        );
+        assert_eq!(
+            Error::MethodNotAllowed {
+                allow: &["GET", "POST"]
+            }
+            .headers(),
+            [("allow", "GET, POST".to_string())]
+        );
+    }
+}

@@ -1,0 +1,248 @@
+//! Tool arguments: each parameter's rule, checking `arguments` against a tool's parameters, and
+//! typed access to the checked values. A refusal is a sentence for the model naming the
+//! argument, the rule and what was received. No storage and no wire envelope here.
+
+use serde_json::{Map, Value as Json};
+
+use super::ToolDef;
+use crate::model::{self, Kind, PROJECT_ID_MAX};
+use crate::render;
+
+/// Longest task id accepted (ours are 36-character UUIDs).
+pub const TASK_ID_MAX: usize = 64;
+/// Longest stored text (north star, focus statement, why, task body), in characters.
+pub const TEXT_MAX: usize = 2000;
+
+pub struct Param {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub rule: Rule,
+    pub required: bool,
+}
+
+#[derive(Clone, Copy)]
+pub enum Rule {
+    /// 1–64 ASCII letters, digits, '-', '_', '.', starting with a letter or digit.
+    ProjectId,
+    /// Any non-blank id up to `TASK_ID_MAX` characters.
+    TaskId,
+    /// Text up to `TEXT_MAX` characters; `blank_ok` lets an optional text be empty (= absent).
+    Text { blank_ok: bool },
+    /// One of main, cleanup, record.
+    Kind,
+}
+
+/// The `project_id` parameter every project tool takes.
+pub const PROJECT_ID: Param = Param {
+    name: "project_id",
+    description: "The project's id, e.g. \"handoff-mcp\".",
+    rule: Rule::ProjectId,
+    required: true,
+};
+
+/// Checked arguments of one tool: every present value is a string that passed its rule. Read
+/// them through the tool's own `Param` constants, so a misspelt name does not compile, and a
+/// parameter of another tool is a loud bug, never an empty string.
+pub struct Args {
+    tool: &'static ToolDef,
+    values: Map<String, Json>,
+}
+
+impl Args {
+    /// A required argument (present after `check`).
+    pub fn get(&self, param: &Param) -> &str {
+        assert!(
+            param.required,
+            "{} is optional: read it with opt",
+            param.name
+        );
+        self.value(param).unwrap_or_default()
+    }
+
+    /// An optional argument; blank counts as absent.
+    pub fn opt(&self, param: &Param) -> Option<&str> {
+        self.value(param).filter(|s| !render::is_blank(s))
+    }
+
+    /// kind, already checked against `Rule::Kind`.
+    pub fn kind(&self, param: &Param) -> Kind {
+        Kind::parse(self.get(param)).expect("checked by Rule::Kind")
+    }
+
+    fn value(&self, param: &Param) -> Option<&str> {
+        assert!(
+            self.tool.params.iter().any(|p| p.name == param.name),
+            "{} is not an argument of {}",
+            param.name,
+            self.tool.name
+        );
+        self.values.get(param.name).and_then(Json::as_str)
+    }
+}
+
+/// Checks `arguments` against the tool's parameters.
+pub fn check(def: &'static ToolDef, arguments: Option<&Json>) -> Result<Args, String> {
+    let names = || {
+        def.params
+            .iter()
+            .map(|p| p.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let empty = Map::new();
+    let given = match arguments {
+        None | Some(Json::Null) => &empty,
+        Some(Json::Object(map)) => map,
+        Some(other) => {
+            return Err(format!(
+                "arguments must be an object with {}, got {}",
+                names(),
+                type_name(other)
+            ))
+        }
+    };
+    if let Some(unknown) = given
+        .keys()
+        .find(|k| def.params.iter().all(|p| p.name != k.as_str()))
+    {
+        return Err(format!(
+            "unknown argument \"{}\"; {} takes only: {}",
+            preview(unknown),
+            def.name,
+            names()
+        ));
+    }
+    let mut values = Map::new();
+    for param in def.params {
+        match given.get(param.name) {
+            None | Some(Json::Null) if param.required => {
+                return Err(format!(
+                    "missing required argument \"{}\": {}",
+                    param.name, param.description
+                ))
+            }
+            None | Some(Json::Null) => {}
+            Some(Json::String(s)) => {
+                check_rule(param, s)?;
+                values.insert(param.name.into(), Json::String(s.clone()));
+            }
+            Some(other) => {
+                return Err(format!(
+                    "argument \"{}\" must be a string, got {}",
+                    param.name,
+                    type_name(other)
+                ))
+            }
+        }
+    }
+    Ok(Args { tool: def, values })
+}
+
+fn check_rule(param: &Param, value: &str) -> Result<(), String> {
+    let name = param.name;
+    match param.rule {
+        Rule::ProjectId => {
+            if !model::is_project_id(value) {
+                return Err(format!(
+                    "{name} must be 1-{PROJECT_ID_MAX} characters of ASCII letters, digits, '-', '_' or '.', \
+                     starting with a letter or digit; got \"{}\"",
+                    preview(value)
+                ));
+            }
+        }
+        Rule::TaskId => {
+            if value.trim().is_empty() {
+                return Err(format!(
+                    "{name} is empty; pass the task_id that add_task returned"
+                ));
+            }
+            if value.chars().count() > TASK_ID_MAX {
+                return Err(format!(
+                    "{name} is longer than {TASK_ID_MAX} characters, so no task has it"
+                ));
+            }
+        }
+        Rule::Text { blank_ok } => {
+            if !blank_ok && render::is_blank(value) {
+                return Err(format!("{name} is empty; {}", param.description));
+            }
+            let chars = value.chars().count();
+            if chars > TEXT_MAX {
+                return Err(format!(
+                    "{name} is {chars} characters long; the limit is {TEXT_MAX}"
+                ));
+            }
+            if let Some(c) = value
+                .chars()
+                .find(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+            {
+                return Err(format!(
+                    "{name} contains the control character U+{:04X}; only tabs and line breaks are allowed",
+                    u32::from(c)
+                ));
+            }
+        }
+        Rule::Kind => {
+            if Kind::parse(value).is_none() {
+                return Err(format!(
+                    "{name} must be one of main, cleanup, record; got \"{}\"",
+                    preview(value)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// At most 40 characters of untrusted input, for echoing inside an error sentence.
+pub fn preview(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .take(40)
+        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
+        .collect();
+    if s.chars().nth(40).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+fn type_name(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::tools;
+
+    #[test]
+    #[should_panic(expected = "text is not an argument of get_state")]
+    fn reading_another_tool_s_argument_is_a_bug_not_an_empty_string() {
+        let get_state = tools::find("get_state").unwrap();
+        let set_north_star = tools::find("set_north_star").unwrap();
+        let args = check(get_state, Some(&json!({"project_id": "p"}))).unwrap();
+        args.get(&set_north_star.params[1]);
+    }
+
+    #[test]
+    fn typed_reads() {
+        let add = tools::find("add_task").unwrap();
+        let args = check(
+            add,
+            Some(&json!({"project_id": "p", "body": "b", "kind": "record"})),
+        )
+        .unwrap();
+        assert_eq!(args.get(&PROJECT_ID), "p");
+        assert_eq!(args.kind(&add.params[2]), Kind::Record);
+    }
+}
