@@ -9,7 +9,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::cpu::{self, Delta, Sampler, Split};
-use crate::stats::{median, percentile, range, Table};
+use crate::stats::{median, percentile, range, spread, spread_signed, Table};
 use crate::workload::{self, TOOL_OK};
 
 pub struct Options {
@@ -19,6 +19,9 @@ pub struct Options {
     pub floor: String,
     pub handoff_pgid: i32,
     pub floor_pgid: i32,
+    /// handoff-mcp built from an earlier commit, loaded in the same rounds, so a change is
+    /// measured against its own "before" with the same neighbours in time.
+    pub before: Option<Before>,
     pub rounds: usize,
     /// Requests per phase at concurrency 1 and at concurrency 16.
     pub requests: [usize; 2],
@@ -29,6 +32,47 @@ pub struct Options {
     pub settle: Duration,
 }
 
+/// The earlier build's `wrangler dev`.
+pub struct Before {
+    /// `http://127.0.0.1:<port>/<token>`.
+    pub base: String,
+    pub pgid: i32,
+    /// What it was built from, e.g. a commit, for the labels.
+    pub label: String,
+}
+
+impl Options {
+    fn url(&self, server: Server) -> &str {
+        match server {
+            Server::Handoff => &self.base,
+            Server::Floor => &self.floor,
+            Server::Before => self.before.as_ref().map_or(&self.base, |b| &b.base),
+        }
+    }
+
+    /// The process groups the sampler watches, indexed by `Server as usize`.
+    fn pgids(&self) -> Vec<i32> {
+        let mut all = vec![self.handoff_pgid, self.floor_pgid];
+        all.extend(self.before.as_ref().map(|b| b.pgid));
+        all
+    }
+
+    /// Every target of a round, in the order of the tables.
+    fn kinds(&self) -> Vec<Kind> {
+        let mut all = vec![
+            Kind::new(Work::Healthz, Server::Handoff),
+            Kind::new(Work::Floor, Server::Floor),
+            Kind::new(Work::GetState, Server::Handoff),
+            Kind::new(Work::AddTask, Server::Handoff),
+        ];
+        if self.before.is_some() {
+            all.push(Kind::new(Work::GetState, Server::Before));
+            all.push(Kind::new(Work::AddTask, Server::Before));
+        }
+        all
+    }
+}
+
 pub const CONCURRENCY: [usize; 2] = [1, 16];
 
 /// Below this many busy cores (servers idle, client idle) the machine counts as quiet.
@@ -37,34 +81,58 @@ const QUIET_CORES: f64 = 0.25;
 /// Every request gives up after this long, so a hung server fails the phase instead of stalling it.
 const TIMEOUT: Duration = Duration::from_secs(10);
 
+/// What a phase asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub enum Work {
     Healthz,
     Floor,
     GetState,
     AddTask,
 }
 
-const KINDS: [Kind; 4] = [Kind::Healthz, Kind::Floor, Kind::GetState, Kind::AddTask];
+/// Which `wrangler dev` serves a phase; the value is its process group's index in the sampler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Server {
+    Handoff = 0,
+    Floor = 1,
+    Before = 2,
+}
+
+/// One target: a request kind on one server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kind {
+    pub work: Work,
+    pub server: Server,
+}
 
 impl Kind {
-    fn label(self) -> &'static str {
-        match self {
-            Kind::Healthz => "/healthz (no D1)",
-            Kind::Floor => "D1 floor (1 query)",
-            Kind::GetState => "get_state",
-            Kind::AddTask => "add_task",
+    pub const fn new(work: Work, server: Server) -> Kind {
+        Kind { work, server }
+    }
+
+    fn label(self, opts: &Options) -> String {
+        let name = match self.work {
+            Work::Healthz => "/healthz (no D1)",
+            Work::Floor => "D1 floor (1 query)",
+            Work::GetState => "get_state",
+            Work::AddTask => "add_task",
+        };
+        match (&opts.before, self.server) {
+            (Some(before), Server::Before) => format!("{name} @ {}", before.label),
+            (Some(_), Server::Handoff) if self.work != Work::Healthz => {
+                format!("{name} (this tree)")
+            }
+            _ => name.to_owned(),
         }
     }
 
-    /// Index of the process group that serves it: 0 handoff-mcp, 1 the floor Worker.
     fn group(self) -> usize {
-        usize::from(self == Kind::Floor)
+        self.server as usize
     }
 }
 
 /// One request, sent over and over in a phase.
-struct Target {
+pub struct Target {
     method: &'static str,
     url: String,
     headers: Vec<(&'static str, String)>,
@@ -74,39 +142,40 @@ struct Target {
 }
 
 impl Target {
-    fn mcp(opts: &Options, req: workload::Request) -> Target {
+    fn mcp(base: &str, req: workload::Request) -> Target {
         Target {
             method: "POST",
-            url: format!("{}/mcp", opts.base),
+            url: format!("{base}/mcp"),
             headers: req.headers,
             body: Some(req.body),
             expect: TOOL_OK,
         }
     }
 
-    fn build(opts: &Options, kind: Kind, add_project: &str) -> Target {
-        match kind {
-            Kind::Healthz => Target {
+    pub fn build(opts: &Options, kind: Kind, add_project: &str) -> Target {
+        let base = opts.url(kind.server);
+        match kind.work {
+            Work::Healthz => Target {
                 method: "GET",
-                url: format!("{}/healthz", origin(&opts.base)),
+                url: format!("{}/healthz", origin(base)),
                 headers: Vec::new(),
                 body: None,
                 expect: "ok",
             },
             // The floor gets the same POST as get_state, so both pay for the same upload.
-            Kind::Floor => {
+            Work::Floor => {
                 let req = workload::get_state(workload::STATE_PROJECT);
                 Target {
                     method: "POST",
-                    url: format!("{}/", opts.floor),
+                    url: format!("{base}/"),
                     headers: req.headers,
                     body: Some(req.body),
                     expect: "\"one\":1",
                 }
             }
-            Kind::GetState => Target::mcp(opts, workload::get_state(workload::STATE_PROJECT)),
-            Kind::AddTask => Target::mcp(
-                opts,
+            Work::GetState => Target::mcp(base, workload::get_state(workload::STATE_PROJECT)),
+            Work::AddTask => Target::mcp(
+                base,
                 workload::add_task(add_project, "cleanup", workload::ADD_BODY),
             ),
         }
@@ -158,7 +227,7 @@ fn clip(s: &str) -> String {
 }
 
 /// What one phase (one target, one concurrency, one round) measured.
-struct Phase {
+pub struct Phase {
     /// Latency of every request, in microseconds, sorted.
     latencies: Vec<u64>,
     wall: Duration,
@@ -167,11 +236,16 @@ struct Phase {
 }
 
 impl Phase {
-    fn done(&self) -> usize {
+    pub fn done(&self) -> usize {
         self.latencies.len()
     }
 
-    fn rate(&self) -> f64 {
+    /// Server CPU per request of the process group `group`, split.
+    pub fn cpu_per_request(&self, group: usize) -> Split {
+        self.cpu.groups[group].scaled(1.0 / self.done() as f64)
+    }
+
+    pub fn rate(&self) -> f64 {
         self.done() as f64 / self.wall.as_secs_f64()
     }
 }
@@ -179,7 +253,7 @@ impl Phase {
 /// Runs `requests` requests on `concurrency` threads (or until `cap`), with CPU snapshots just
 /// before the first and just after the last. Each thread opens its connection with one untimed
 /// request first, so connection set-up is not measured. Any failed request fails the phase.
-fn run_phase(
+pub fn run_phase(
     target: &Target,
     concurrency: usize,
     requests: usize,
@@ -255,20 +329,20 @@ fn settle(limit: Duration) -> Duration {
 }
 
 /// Calls a tool once outside any measurement and returns the reply.
-fn call(opts: &Options, req: workload::Request) -> Result<String, String> {
-    let target = Target::mcp(opts, req);
+fn call(base: &str, req: workload::Request) -> Result<String, String> {
+    let target = Target::mcp(base, req);
     send(&agent(), &target).map_err(|e| format!("setup {}: {e}", target.url))
 }
 
 /// Gives the get_state project its realistic state over HTTP and checks get_state lists it.
-fn seed(opts: &Options) -> Result<(), String> {
+pub fn seed(base: &str) -> Result<(), String> {
     let mut last_task = None;
     for req in workload::setup(workload::STATE_PROJECT) {
-        last_task = workload::task_id(&call(opts, req)?);
+        last_task = workload::task_id(&call(base, req)?);
     }
     let done = last_task.ok_or("setup's last add_task returned no task id")?;
-    call(opts, workload::complete_task(&done))?;
-    let state = call(opts, workload::get_state(workload::STATE_PROJECT))?;
+    call(base, workload::complete_task(&done))?;
+    let state = call(base, workload::get_state(workload::STATE_PROJECT))?;
     match workload::DEFERRED
         .iter()
         .find(|(_, body)| !state.contains(body))
@@ -278,14 +352,30 @@ fn seed(opts: &Options) -> Result<(), String> {
     }
 }
 
-/// Every phase of every round, by concurrency index and kind.
+/// Creates the project add_task writes to in one phase, on the server that phase loads.
+pub fn prepare(opts: &Options, kind: Kind, project: &str) -> Result<(), String> {
+    if kind.work == Work::AddTask {
+        call(opts.url(kind.server), workload::set_north_star(project))?;
+    }
+    Ok(())
+}
+
+/// Every phase of every round, by concurrency index and kind index.
 struct Results {
+    kinds: Vec<Kind>,
     phases: Vec<Vec<Vec<Phase>>>,
 }
 
 impl Results {
+    fn index(&self, kind: Kind) -> usize {
+        self.kinds
+            .iter()
+            .position(|k| *k == kind)
+            .expect("every kind of the run has results")
+    }
+
     fn of(&self, ci: usize, kind: Kind) -> &[Phase] {
-        &self.phases[ci][kind as usize]
+        &self.phases[ci][self.index(kind)]
     }
 
     /// Requests per second over every round together.
@@ -306,32 +396,53 @@ impl Results {
         all
     }
 
-    /// Server CPU per request in the group that served `kind`, pooled over rounds.
-    fn cpu_per_request(&self, ci: usize, kind: Kind) -> Split {
-        let phases = self.of(ci, kind);
-        let done = phases.iter().map(Phase::done).sum::<usize>() as f64;
-        let mut sum = Split::default();
-        for p in phases {
-            let g = p.cpu.groups[kind.group()];
-            sum.node += g.node;
-            sum.runtime += g.runtime;
-            sum.proxy += g.proxy;
-            sum.other += g.other;
-        }
-        Split {
-            node: sum.node / done,
-            runtime: sum.runtime / done,
-            proxy: sum.proxy / done,
-            other: sum.other / done,
-        }
-    }
-
-    /// Per-round ratios of `kind`'s throughput to `floor`'s in the same round.
-    fn round_ratios(&self, ci: usize, kind: Kind, floor: Kind) -> Vec<f64> {
+    /// Server CPU per request in the group that served `kind`, one value per round.
+    fn cpu_by_round(&self, ci: usize, kind: Kind) -> Vec<Split> {
         self.of(ci, kind)
             .iter()
-            .zip(self.of(ci, floor))
-            .map(|(a, b)| a.rate() / b.rate())
+            .map(|p| p.cpu_per_request(kind.group()))
+            .collect()
+    }
+
+    /// Per-round values of `f(this kind's phase, the other kind's phase)` in the same round.
+    fn paired(
+        &self,
+        ci: usize,
+        kind: Kind,
+        other: Kind,
+        f: impl Fn(&Phase, &Phase, Kind, Kind) -> f64,
+    ) -> Vec<f64> {
+        self.of(ci, kind)
+            .iter()
+            .zip(self.of(ci, other))
+            .map(|(a, b)| f(a, b, kind, other))
+            .collect()
+    }
+
+    /// Per-round ratios of `kind`'s throughput to `other`'s in the same round.
+    fn round_ratios(&self, ci: usize, kind: Kind, other: Kind) -> Vec<f64> {
+        self.paired(ci, kind, other, |a, b, _, _| a.rate() / b.rate())
+    }
+
+    /// Per-round differences of the runtime workerd's CPU per request, `kind` minus `other`.
+    fn runtime_above(&self, ci: usize, kind: Kind, other: Kind) -> Vec<f64> {
+        self.paired(ci, kind, other, |a, b, ka, kb| {
+            a.cpu_per_request(ka.group()).runtime - b.cpu_per_request(kb.group()).runtime
+        })
+    }
+
+    /// Per-round ratios of `other`'s whole server CPU per request to `kind`'s.
+    fn cpu_ratios(&self, ci: usize, kind: Kind, other: Kind) -> Vec<f64> {
+        self.paired(ci, kind, other, |a, b, ka, kb| {
+            b.cpu_per_request(kb.group()).total() / a.cpu_per_request(ka.group()).total()
+        })
+    }
+
+    /// Busy cores that none of the watched processes account for, per round.
+    fn foreign(&self, ci: usize, kind: Kind) -> Vec<f64> {
+        self.of(ci, kind)
+            .iter()
+            .map(|p| p.cpu.foreign() / p.wall.as_secs_f64() / 1000.0)
             .collect()
     }
 }
@@ -343,11 +454,14 @@ fn ms(us: u64) -> String {
 /// Runs the warm-up and every round and returns the report. Errors never show the token: ureq
 /// names the URL in its messages, and the base URL holds it.
 pub fn run(opts: &Options) -> Result<String, String> {
-    measure(opts).map_err(|e| e.replace(&opts.base, "<base>"))
+    let mut secret = vec![opts.base.clone()];
+    secret.extend(opts.before.as_ref().map(|b| b.base.clone()));
+    measure(opts).map_err(|e| secret.iter().fold(e, |e, s| e.replace(s, "<base>")))
 }
 
-fn measure(opts: &Options) -> Result<String, String> {
-    for url in [&opts.base, &opts.floor] {
+/// Refuses anything but loopback servers.
+pub fn check_loopback(urls: &[&str]) -> Result<(), String> {
+    for url in urls {
         if !["http://127.0.0.1:", "http://localhost:", "http://[::1]:"]
             .iter()
             .any(|p| url.starts_with(p))
@@ -355,21 +469,28 @@ fn measure(opts: &Options) -> Result<String, String> {
             return Err("the bench loads loopback servers only (http://127.0.0.1:<port>…)".into());
         }
     }
-    let sampler = Sampler::new(vec![opts.handoff_pgid, opts.floor_pgid]);
+    Ok(())
+}
+
+fn measure(opts: &Options) -> Result<String, String> {
+    let mut urls = vec![opts.base.as_str(), opts.floor.as_str()];
+    urls.extend(opts.before.as_ref().map(|b| b.base.as_str()));
+    check_loopback(&urls)?;
+    let sampler = Sampler::new(opts.pgids());
     sampler.check()?;
-    let groups = sampler.describe();
-    eprintln!(
-        "[bench] processes: handoff-mcp {}; floor {}",
-        groups[0], groups[1]
-    );
-    seed(opts)?;
+    eprintln!("[bench] processes: {}", sampler.describe().join("; "));
+    seed(&opts.base)?;
+    if let Some(before) = &opts.before {
+        seed(&before.base)?;
+    }
+    let kinds = opts.kinds();
 
     eprintln!(
         "[bench] warm-up: {} requests per target and concurrency",
         opts.warmup
     );
-    call(opts, workload::set_north_star("bench-add-warm"))?;
-    for kind in KINDS {
+    for &kind in &kinds {
+        prepare(opts, kind, "bench-add-warm")?;
         let target = Target::build(opts, kind, "bench-add-warm");
         for c in CONCURRENCY {
             run_phase(&target, c, opts.warmup, opts.cap, &sampler)?;
@@ -378,45 +499,50 @@ fn measure(opts: &Options) -> Result<String, String> {
 
     let mut results = Results {
         phases: (0..CONCURRENCY.len())
-            .map(|_| KINDS.iter().map(|_| Vec::new()).collect())
+            .map(|_| kinds.iter().map(|_| Vec::new()).collect())
             .collect(),
+        kinds: kinds.clone(),
     };
     let mut waited = Duration::ZERO;
     for (ci, c) in CONCURRENCY.into_iter().enumerate() {
-        // Short phases, the four targets back to back in each round: other load on the machine
+        // Short phases, the targets back to back in each round: other load on the machine
         // (two cores, shared) changes over seconds, so it falls on a tool and its floors alike.
         for round in 0..opts.rounds {
             waited += settle(opts.settle);
             // The order rotates each round so no phase always follows the same neighbour.
-            for k in 0..KINDS.len() {
-                let kind = KINDS[(k + round) % KINDS.len()];
+            for k in 0..kinds.len() {
+                let ki = (k + round) % kinds.len();
+                let kind = kinds[ki];
                 let project = format!("bench-add-c{c}-r{round}");
-                if kind == Kind::AddTask {
-                    call(opts, workload::set_north_star(&project))?;
-                }
+                prepare(opts, kind, &project)?;
                 let target = Target::build(opts, kind, &project);
                 let phase = run_phase(&target, c, opts.requests[ci], opts.cap, &sampler)
-                    .map_err(|e| format!("round {} c={c} {}: {e}", round + 1, kind.label()))?;
-                let g = phase.cpu.groups[kind.group()];
+                    .map_err(|e| format!("round {} c={c} {}: {e}", round + 1, kind.label(opts)))?;
+                let g = phase.cpu_per_request(kind.group());
                 eprintln!(
-                    "[bench] round {} c={c:<2} {:<20} {:>7.1} req/s  p50 {:>6} ms  p99 {:>6} ms  \
-                     workerd {:.2} ms/req  node {:.2} ms/req  foreign {:.2} cores{}",
+                    "[bench] round {} c={c:<2} {:<28} {:>7.1} req/s  p50 {:>6} ms  p99 {:>6} ms  \
+                     runtime {:.2} ms/req  node {:.2} ms/req  foreign {:.2} cores{}",
                     round + 1,
-                    kind.label(),
+                    kind.label(opts),
                     phase.rate(),
                     ms(percentile(&phase.latencies, 50.0)),
                     ms(percentile(&phase.latencies, 99.0)),
-                    g.workerd() / phase.done() as f64,
-                    g.node / phase.done() as f64,
+                    g.runtime,
+                    g.node,
                     phase.cpu.foreign() / phase.wall.as_secs_f64() / 1000.0,
                     if phase.capped { "  (capped)" } else { "" },
                 );
-                results.phases[ci][kind as usize].push(phase);
+                results.phases[ci][ki].push(phase);
             }
         }
     }
     Ok(report(opts, &results, waited))
 }
+
+const FLOOR: Kind = Kind::new(Work::Floor, Server::Floor);
+const HEALTHZ: Kind = Kind::new(Work::Healthz, Server::Handoff);
+const GET_STATE: Kind = Kind::new(Work::GetState, Server::Handoff);
+const ADD_TASK: Kind = Kind::new(Work::AddTask, Server::Handoff);
 
 fn report(opts: &Options, results: &Results, waited: Duration) -> String {
     let mut out = format!(
@@ -424,9 +550,10 @@ fn report(opts: &Options, results: &Results, waited: Duration) -> String {
          a round is one phase per target back to back, in an order that rotates by round. A \
          phase is {} requests at c=1 and {} at c=16 (time cap {} s), after {} untimed warm-up \
          requests per target and concurrency; before each round the bench waited up to {} s for \
-         the machine to go quiet ({} s in all). req/s and CPU are pooled over the rounds, \
-         p50/p99 over every request. A ratio is taken within each round, between phases seconds \
-         apart, and the median over the rounds is shown, with the range beside it.\n",
+         the machine to go quiet ({} s in all). req/s is pooled over the rounds, p50/p99 over \
+         every request. Every other figure is taken per round and shown as the median over the \
+         rounds with the lowest and highest round beside it: a ratio or a difference compares \
+         phases of the same round, seconds apart.\n",
         opts.rounds,
         opts.requests[0],
         opts.requests[1],
@@ -435,9 +562,9 @@ fn report(opts: &Options, results: &Results, waited: Duration) -> String {
         opts.settle.as_secs(),
         waited.as_secs(),
     );
+    let mut all_foreign = Vec::new();
     for (ci, c) in CONCURRENCY.into_iter().enumerate() {
-        let floor_p50 = percentile(&results.latencies(ci, Kind::Floor), 50.0);
-        let floor_cpu = results.cpu_per_request(ci, Kind::Floor);
+        let floor_p50 = percentile(&results.latencies(ci, FLOOR), 50.0);
         let mut speed = Table::new(&[
             "phase",
             "req/s",
@@ -445,64 +572,53 @@ fn report(opts: &Options, results: &Results, waited: Duration) -> String {
             "p50 ms",
             "p99 ms",
             "÷ /healthz",
-            "÷ D1 floor",
-            "÷ D1 floor, rounds",
+            "÷ D1 floor (rounds)",
             "p50 ÷ floor p50",
         ]);
         let mut cpu = Table::new(&[
             "phase",
-            "server",
-            "workerd ms/req",
-            "= runtime + proxy",
-            "runtime − floor's runtime",
+            "runtime ms/req (rounds)",
+            "runtime − floor's runtime (rounds)",
+            "proxy ms/req",
             "node ms/req",
             "other ms/req",
-            "floor's server CPU ÷ this",
+            "floor's server CPU ÷ this (rounds)",
             "client ms/req",
             "foreign load, cores (median / max)",
         ]);
-        for kind in KINDS {
+        for &kind in &results.kinds {
             let phases = results.of(ci, kind);
             let rates: Vec<f64> = phases.iter().map(Phase::rate).collect();
-            let to_floor = results.round_ratios(ci, kind, Kind::Floor);
             let lat = results.latencies(ci, kind);
-            let p50 = percentile(&lat, 50.0);
             let capped = phases.iter().any(|p| p.capped);
             speed.row(vec![
-                format!("{}{}", kind.label(), if capped { " (capped)" } else { "" }),
+                format!(
+                    "{}{}",
+                    kind.label(opts),
+                    if capped { " (capped)" } else { "" }
+                ),
                 format!("{:.0}", results.pooled_rate(ci, kind)),
                 range(&rates, 0),
-                ms(p50),
+                ms(percentile(&lat, 50.0)),
                 ms(percentile(&lat, 99.0)),
-                format!(
-                    "{:.2}",
-                    median(&results.round_ratios(ci, kind, Kind::Healthz))
-                ),
-                format!("{:.2}", median(&to_floor)),
-                range(&to_floor, 2),
-                format!("{:.2}", p50 as f64 / floor_p50 as f64),
+                format!("{:.2}", median(&results.round_ratios(ci, kind, HEALTHZ))),
+                spread(&results.round_ratios(ci, kind, FLOOR), 2),
+                format!("{:.2}", percentile(&lat, 50.0) as f64 / floor_p50 as f64),
             ]);
-            let split = results.cpu_per_request(ci, kind);
+            let split = results.cpu_by_round(ci, kind);
+            let column = |f: fn(&Split) -> f64| median(&split.iter().map(f).collect::<Vec<_>>());
             let done = phases.iter().map(Phase::done).sum::<usize>() as f64;
             let client: f64 = phases.iter().map(|p| p.cpu.client).sum::<f64>() / done;
-            let foreign: Vec<f64> = phases
-                .iter()
-                .map(|p| p.cpu.foreign() / p.wall.as_secs_f64() / 1000.0)
-                .collect();
+            let foreign = results.foreign(ci, kind);
+            all_foreign.extend(foreign.iter().copied());
             cpu.row(vec![
-                kind.label().to_owned(),
-                (if kind == Kind::Floor {
-                    "floor Worker"
-                } else {
-                    "handoff-mcp"
-                })
-                .to_owned(),
-                format!("{:.2}", split.workerd()),
-                format!("{:.2} + {:.2}", split.runtime, split.proxy),
-                format!("{:+.2}", split.runtime - floor_cpu.runtime),
-                format!("{:.2}", split.node),
-                format!("{:.2}", split.other),
-                format!("{:.2}", floor_cpu.total() / split.total()),
+                kind.label(opts),
+                spread(&split.iter().map(|s| s.runtime).collect::<Vec<_>>(), 2),
+                spread_signed(&results.runtime_above(ci, kind, FLOOR), 2),
+                format!("{:.2}", column(|s| s.proxy)),
+                format!("{:.2}", column(|s| s.node)),
+                format!("{:.2}", column(|s| s.other)),
+                spread(&results.cpu_ratios(ci, kind, FLOOR), 2),
                 format!("{client:.2}"),
                 format!(
                     "{:.2} / {:.2}",
@@ -513,15 +629,92 @@ fn report(opts: &Options, results: &Results, waited: Duration) -> String {
         }
         out.push_str(&format!(
             "\nConcurrency {c}, throughput and latency:\n\n{}\nConcurrency {c}, server CPU per \
-             request (ms of utime + stime from /proc, between the phase's first and last request; \
-             runtime is the workerd running the Worker and its D1, proxy the workerd in front; \
-             the floor's server CPU ÷ this is the throughput ratio to expect once the server \
+             request (ms on CPU from /proc, between the phase's first and last request; runtime \
+             is the workerd running the Worker and its D1, proxy the workerd in front; the \
+             floor's server CPU ÷ this is the throughput ratio to expect once the server \
              processes alone fill the cores, and it moves less with other load than req/s):\n\n{}",
             speed.render(),
             cpu.render()
         ));
     }
+    if let Some(before) = &opts.before {
+        out.push_str(&before_after(opts, results, &before.label));
+    }
+    out.push_str(&targets(results, &all_foreign));
     out
+}
+
+/// This tree against the earlier build, same rounds.
+fn before_after(opts: &Options, results: &Results, label: &str) -> String {
+    let mut table = Table::new(&[
+        "tool",
+        "concurrency",
+        "req/s this ÷ before (rounds)",
+        "runtime CPU this − before, ms/req (rounds)",
+        "p50 this ÷ before",
+    ]);
+    for work in [Work::GetState, Work::AddTask] {
+        let this = Kind::new(work, Server::Handoff);
+        let then = Kind::new(work, Server::Before);
+        for (ci, c) in CONCURRENCY.into_iter().enumerate() {
+            let p50 = |k| percentile(&results.latencies(ci, k), 50.0) as f64;
+            table.row(vec![
+                this.label(opts),
+                c.to_string(),
+                spread(&results.round_ratios(ci, this, then), 2),
+                spread_signed(&results.runtime_above(ci, this, then), 3),
+                format!("{:.2}", p50(this) / p50(then)),
+            ]);
+        }
+    }
+    format!(
+        "\nBefore and after, in the same rounds (this tree against `{label}`, each in its own \
+         `wrangler dev`):\n\n{}",
+        table.render()
+    )
+}
+
+/// The issue's targets, read off this run. They hold only for a quiet machine: the foreign load
+/// is printed with them.
+fn targets(results: &Results, foreign: &[f64]) -> String {
+    let mut table = Table::new(&["target", "goal", "this run (rounds)", "met"]);
+    let yes = |ok: bool| if ok { "yes" } else { "no" }.to_owned();
+    for (ci, c) in CONCURRENCY.into_iter().enumerate() {
+        let ratio = results.round_ratios(ci, GET_STATE, FLOOR);
+        table.row(vec![
+            format!("get_state ÷ D1 floor, req/s, c={c}"),
+            "≥ 0.90".into(),
+            spread(&ratio, 2),
+            yes(median(&ratio) >= 0.90),
+        ]);
+    }
+    for (ci, c) in CONCURRENCY.into_iter().enumerate() {
+        let above = results.runtime_above(ci, GET_STATE, FLOOR);
+        table.row(vec![
+            format!("get_state runtime CPU − floor's, ms/req, c={c}"),
+            "≤ +0.25".into(),
+            spread_signed(&above, 2),
+            yes(median(&above) <= 0.25),
+        ]);
+    }
+    for (ci, c) in CONCURRENCY.into_iter().enumerate() {
+        let add = results.round_ratios(ci, ADD_TASK, FLOOR);
+        let get = results.round_ratios(ci, GET_STATE, FLOOR);
+        let gap: Vec<f64> = add.iter().zip(&get).map(|(a, g)| a - g).collect();
+        table.row(vec![
+            format!("add_task's ÷ floor − get_state's, c={c}"),
+            "within ±0.05".into(),
+            spread_signed(&gap, 2),
+            yes(median(&gap).abs() <= 0.05),
+        ]);
+    }
+    format!(
+        "\nAgainst the issue's targets (medians over rounds; they are meant for a quiet machine, \
+         and this run's foreign load was {:.2} cores at the median phase, {:.2} at the busiest):\n\n{}",
+        median(foreign),
+        foreign.iter().copied().fold(0.0, f64::max),
+        table.render()
+    )
 }
 
 #[cfg(test)]

@@ -1,15 +1,19 @@
 //! The bench entry point: `bench native` times the core in-process (a); `bench http` loads two
-//! running `wrangler dev`s and samples their CPU (b, c). Both print Markdown for BENCHMARKS.md.
-//! Argument parsing lives here; nothing here measures. `scripts/bench` starts the servers.
+//! (or three) running `wrangler dev`s and samples their CPU (b, c); `bench profile` takes CPU
+//! profiles of their isolates under load. All print Markdown for BENCHMARKS.md. Argument parsing
+//! lives here; nothing here measures. `scripts/bench` and `scripts/profile` start the servers.
 
+mod cdp;
 mod cpu;
 mod load;
 mod native;
+mod profile;
 mod sqlite;
 mod stats;
 mod workload;
 
 use std::env;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -17,8 +21,12 @@ const USAGE: &str = "usage:
   bench native [--rounds N] [--requests N]
   bench http --base http://127.0.0.1:PORT/TOKEN --floor http://127.0.0.1:PORT \\
              --handoff-pgid PGID --floor-pgid PGID \\
+             [--before-base http://127.0.0.1:PORT/TOKEN --before-pgid PGID --before-label REV] \\
              [--rounds N] [--requests-c1 N] [--requests-c16 N] [--warmup N] \\
-             [--cap-secs S] [--settle-secs S]";
+             [--cap-secs S] [--settle-secs S]
+  bench profile --base http://127.0.0.1:PORT/TOKEN --floor http://127.0.0.1:PORT \\
+             --handoff-pgid PGID --floor-pgid PGID \\
+             [--rounds N] [--requests N] [--warmup N] [--interval-us N] [--out DIR]";
 
 /// `--name value` pairs after the subcommand.
 struct Flags(Vec<(String, String)>);
@@ -57,6 +65,13 @@ impl Flags {
                 .parse()
                 .map_err(|_| format!("--{name} wants a number, got {v:?}")),
         }
+    }
+
+    /// A `wrangler dev`'s process-group id.
+    fn pgid(&self, name: &str) -> Result<i32, String> {
+        self.required(name)?
+            .parse()
+            .map_err(|_| format!("--{name} wants a process-group id"))
     }
 
     /// Rejects flags the subcommand does not know, so a typo cannot fall back to a default unseen.
@@ -104,6 +119,9 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 "floor",
                 "handoff-pgid",
                 "floor-pgid",
+                "before-base",
+                "before-pgid",
+                "before-label",
                 "rounds",
                 "requests-c1",
                 "requests-c16",
@@ -111,17 +129,20 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 "cap-secs",
                 "settle-secs",
             ])?;
-            let pgid = |name: &str| -> Result<i32, String> {
-                flags
-                    .required(name)?
-                    .parse()
-                    .map_err(|_| format!("--{name} wants a process-group id"))
+            let before = match flags.text("before-base") {
+                None => None,
+                Some(base) => Some(load::Before {
+                    base: base.trim_end_matches('/').to_owned(),
+                    pgid: flags.pgid("before-pgid")?,
+                    label: flags.text("before-label").unwrap_or("before").to_owned(),
+                }),
             };
             let opts = load::Options {
                 base: flags.required("base")?.trim_end_matches('/').to_owned(),
                 floor: flags.required("floor")?.trim_end_matches('/').to_owned(),
-                handoff_pgid: pgid("handoff-pgid")?,
-                floor_pgid: pgid("floor-pgid")?,
+                handoff_pgid: flags.pgid("handoff-pgid")?,
+                floor_pgid: flags.pgid("floor-pgid")?,
+                before,
                 // Twelve rounds, so the rotating order puts every target in every position three
                 // times, and a median over rounds shrugs off the rounds another build disturbed.
                 rounds: flags.number("rounds", 12)?.max(1),
@@ -136,6 +157,31 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 settle: Duration::from_secs(flags.number("settle-secs", 5)?),
             };
             load::run(&opts).map_err(Failure::Run)
+        }
+        "profile" => {
+            flags.only(&[
+                "base",
+                "floor",
+                "handoff-pgid",
+                "floor-pgid",
+                "rounds",
+                "requests",
+                "warmup",
+                "interval-us",
+                "out",
+            ])?;
+            let opts = profile::Options {
+                base: flags.required("base")?.trim_end_matches('/').to_owned(),
+                floor: flags.required("floor")?.trim_end_matches('/').to_owned(),
+                handoff_pgid: flags.pgid("handoff-pgid")?,
+                floor_pgid: flags.pgid("floor-pgid")?,
+                rounds: flags.number("rounds", 3)?.max(1),
+                requests: flags.number("requests", 300)?.max(1),
+                warmup: flags.number("warmup", 100)?.max(1),
+                interval_us: flags.number("interval-us", 100)?.max(10),
+                out: PathBuf::from(flags.text("out").unwrap_or("target/profile")),
+            };
+            profile::run(&opts).map_err(Failure::Run)
         }
         other => Err(Failure::Usage(format!("unknown subcommand {other:?}"))),
     }

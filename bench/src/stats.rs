@@ -32,6 +32,26 @@ pub fn range(values: &[f64], decimals: usize) -> String {
     format!("{low:.decimals$}–{high:.decimals$}")
 }
 
+/// `median (low–high)` of a sample: a figure with the spread beside it, so a difference can be
+/// told from noise.
+pub fn spread(values: &[f64], decimals: usize) -> String {
+    format!(
+        "{:.decimals$} ({})",
+        median(values),
+        range(values, decimals)
+    )
+}
+
+/// The same for differences, signed: `+0.42 (+0.30 to +0.55)`.
+pub fn spread_signed(values: &[f64], decimals: usize) -> String {
+    let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!(
+        "{:+.decimals$} ({low:+.decimals$} to {high:+.decimals$})",
+        median(values)
+    )
+}
+
 /// A Markdown table built row by row.
 pub struct Table {
     header: Vec<String>,
@@ -80,6 +100,12 @@ mod tests {
         assert_eq!(percentile(&sample, 100.0), 100);
         assert_eq!(percentile(&[7], 99.0), 7);
         assert_eq!(percentile(&[], 50.0), 0);
+    }
+
+    #[test]
+    fn spreads() {
+        assert_eq!(spread(&[0.9, 1.0, 0.8], 2), "0.90 (0.80–1.00)");
+        assert_eq!(spread_signed(&[0.5, -0.1, 0.2], 1), "+0.2 (-0.1 to +0.5)");
     }
 
     #[test]

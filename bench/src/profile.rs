@@ -1,0 +1,752 @@
+//! `bench profile`: CPU profiles of every isolate in each runtime workerd, taken through
+//! workerd's own inspector while the load client drives one target, so the time a request
+//! spends above the one-query floor can be split by isolate and, inside the Worker, by what the
+//! Rust code was doing. Prints Markdown and saves the raw `.cpuprofile` files (Chrome DevTools
+//! and speedscope open them). Must not change what it measures beyond sampling it.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{json, Value as Json};
+
+use crate::cdp::{self, Session};
+use crate::cpu::{self, Sampler};
+use crate::load::{self, Kind, Server, Target, Work};
+use crate::stats::{median, Table};
+
+pub struct Options {
+    /// `http://127.0.0.1:<port>/<token>` of handoff-mcp, `http://127.0.0.1:<port>` of the floor.
+    pub base: String,
+    pub floor: String,
+    pub handoff_pgid: i32,
+    pub floor_pgid: i32,
+    pub rounds: usize,
+    /// Requests per profiled phase (concurrency 1).
+    pub requests: usize,
+    pub warmup: usize,
+    /// The sampling interval asked of V8.
+    pub interval_us: u64,
+    /// Where the raw profiles of the last round go.
+    pub out: PathBuf,
+}
+
+const TARGETS: [Kind; 3] = [
+    Kind::new(Work::Floor, Server::Floor),
+    Kind::new(Work::GetState, Server::Handoff),
+    Kind::new(Work::AddTask, Server::Handoff),
+];
+
+fn label(kind: Kind) -> &'static str {
+    match kind.work {
+        Work::Floor => "D1 floor",
+        Work::GetState => "get_state",
+        Work::AddTask => "add_task",
+        Work::Healthz => "/healthz",
+    }
+}
+
+/// The TCP ports process `pid` listens on, from /proc: its socket inodes, matched against the
+/// LISTEN rows of the kernel's socket tables.
+fn listening_ports(pid: i32) -> Vec<u16> {
+    let inodes: Vec<String> = fs::read_dir(format!("/proc/{pid}/fd"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|fd| {
+            let link = fs::read_link(fd.path()).ok()?;
+            let link = link.to_str()?;
+            Some(link.strip_prefix("socket:[")?.strip_suffix(']')?.to_owned())
+        })
+        .collect();
+    let mut ports = Vec::new();
+    for table in ["tcp", "tcp6"] {
+        let text = fs::read_to_string(format!("/proc/{pid}/net/{table}")).unwrap_or_default();
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            // local_address is field 1 (ADDR:PORT in hex), st field 3 (0A = LISTEN), inode field 9.
+            if f.len() > 9 && f[3] == "0A" && inodes.iter().any(|i| i == f[9]) {
+                if let Some(port) = f[1]
+                    .rsplit(':')
+                    .next()
+                    .and_then(|p| u16::from_str_radix(p, 16).ok())
+                {
+                    ports.push(port);
+                }
+            }
+        }
+    }
+    ports
+}
+
+/// workerd's own inspector in a `wrangler dev` group: the runtime workerd's listening port that
+/// answers `/json/list` with the user Worker among its targets. wrangler's `--inspector-port`
+/// proxies the user Worker alone; this one lists every isolate, D1's included.
+fn inspector(pgid: i32) -> Result<(u16, Vec<cdp::Target>), String> {
+    let pid = cpu::runtime_pid(pgid).ok_or(format!("no runtime workerd in group {pgid}"))?;
+    listening_ports(pid)
+        .into_iter()
+        .find_map(|port| {
+            let targets = cdp::list(port)?;
+            targets
+                .iter()
+                .any(|t| t.id.starts_with("core:user:"))
+                .then_some((port, targets))
+        })
+        .ok_or(format!("no inspector found on workerd {pid}"))
+}
+
+/// One frame of a profile's call tree.
+struct Frame {
+    name: String,
+    url: String,
+    parent: Option<usize>,
+}
+
+/// A parsed `Profiler.stop` result: the tree and which node each sample hit.
+struct Profile {
+    frames: Vec<Frame>,
+    samples: Vec<usize>,
+}
+
+/// Microseconds one sample stands for in a phase: the median gap between consecutive samples
+/// inside bursts (gaps up to three intervals), pooled over every isolate's profile of the phase.
+/// V8 seldom keeps the interval asked for on a busy machine; the longer gaps are time an isolate
+/// was not entered.
+fn us_per_sample(profiles: &[(String, Json)], interval_us: u64) -> f64 {
+    let limit = 3.0 * interval_us as f64;
+    let gaps: Vec<f64> = profiles
+        .iter()
+        .flat_map(|(_, p)| p["timeDeltas"].as_array().into_iter().flatten())
+        .filter_map(Json::as_f64)
+        .filter(|d| *d > 0.0 && *d <= limit)
+        .collect();
+    if gaps.is_empty() {
+        interval_us as f64
+    } else {
+        median(&gaps)
+    }
+}
+
+impl Profile {
+    fn parse(profile: &Json) -> Result<Profile, String> {
+        let nodes = profile["nodes"]
+            .as_array()
+            .ok_or("a profile without nodes")?;
+        let index: HashMap<u64, usize> = nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| Some((n["id"].as_u64()?, i)))
+            .collect();
+        let mut frames: Vec<Frame> = nodes
+            .iter()
+            .map(|n| Frame {
+                name: short_name(n["callFrame"]["functionName"].as_str().unwrap_or_default()),
+                url: n["callFrame"]["url"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                parent: None,
+            })
+            .collect();
+        for (i, n) in nodes.iter().enumerate() {
+            for child in n["children"].as_array().into_iter().flatten() {
+                if let Some(&c) = child.as_u64().and_then(|c| index.get(&c)) {
+                    frames[c].parent = Some(i);
+                }
+            }
+        }
+        let samples = profile["samples"]
+            .as_array()
+            .ok_or("a profile without samples")?
+            .iter()
+            .filter_map(|s| index.get(&s.as_u64()?).copied())
+            .collect();
+        Ok(Profile { frames, samples })
+    }
+
+    /// The frames of a sample, leaf first.
+    fn stack(&self, leaf: usize) -> Vec<&Frame> {
+        let mut out = Vec::new();
+        let mut at = Some(leaf);
+        while let Some(i) = at {
+            out.push(&self.frames[i]);
+            at = self.frames[i].parent;
+        }
+        out
+    }
+}
+
+/// A Rust symbol without its `::h<hash>` suffix.
+fn short_name(name: &str) -> String {
+    match name.rsplit_once("::h") {
+        Some((head, hash)) if hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()) => {
+            head.to_owned()
+        }
+        _ => name.to_owned(),
+    }
+}
+
+/// What a sample of the Worker isolate was doing, by the operation it served: the first rule, in
+/// this order, that any frame of its stack matches. So a JavaScript import called from the D1
+/// adapter counts as the D1 adapter's, not as glue. `outer > inner` matches a frame `inner` with
+/// a frame `outer` above it. The shell's functions that a rule names are `#[inline(never)]`, so
+/// their frames survive optimisation.
+const OPERATIONS: &[(&str, &[&str])] = &[
+    (
+        "D1 rows into serde_json maps",
+        &[
+            "serde_wasm_bindgen",
+            "D1Result::results",
+            "handoff_mcp::worker::d1::D1Store::run > GenericShunt",
+            "handoff_mcp::worker::d1::rows",
+        ],
+    ),
+    ("D1 client library (JS, in the Worker)", &["d1-api"]),
+    (
+        "D1 statements: prepare, bind, batch (the adapter)",
+        &["handoff_mcp::worker::d1::"],
+    ),
+    (
+        "request body into serde_json (parse_body)",
+        &["handoff_mcp::http::parse_body", "serde_json::de::"],
+    ),
+    (
+        "render: contract, reference, anchor",
+        &["handoff_mcp::render::"],
+    ),
+    (
+        "reply into a JSON string (serde_json)",
+        &[
+            "serde_json::ser::",
+            "serde_json::value::ser::",
+            "serde_json::value::Value as core::fmt::Display",
+        ],
+    ),
+    (
+        "response out: status, headers and body to JS",
+        &[
+            "handoff_mcp::worker::into_worker",
+            "handoff_mcp::worker::respond",
+            "worker::response::",
+        ],
+    ),
+    (
+        "request in: method, URL, headers, body into Rust",
+        &[
+            "worker::request::Request",
+            "Headers::entries",
+            "handoff_mcp::http::Headers::new",
+            "handoff_mcp::worker::request_in",
+        ],
+    ),
+    (
+        "env: Config from vars, the D1 binding",
+        &[
+            "handoff_mcp::config::Config",
+            "handoff_mcp::worker::config",
+            "worker::env::",
+        ],
+    ),
+    (
+        "futures and promises between JS and Rust",
+        &[
+            "JsFuture",
+            "Queue::schedule_task",
+            "raw_wake",
+            "Promise::new_typed",
+            "queueMicrotask",
+            "into_fn_mut",
+        ],
+    ),
+    (
+        "the rest of the core (dispatch, tools, store decoding)",
+        &["handoff_mcp::"],
+    ),
+    (
+        "worker-build entry shim and wasm-bindgen glue",
+        &["index.js", "shim.mjs"],
+    ),
+    ("garbage collector", &["(garbage collector)"]),
+    ("runtime, outside any JS (program)", &["(program)"]),
+];
+
+fn frame_matches(frame: &Frame, pattern: &str) -> bool {
+    frame.name.contains(pattern) || frame.url.contains(pattern)
+}
+
+/// Whether a stack (leaf first) matches a pattern, `outer > inner` included.
+fn stack_matches(stack: &[&Frame], pattern: &str) -> bool {
+    match pattern.split_once(" > ") {
+        None => stack.iter().any(|f| frame_matches(f, pattern)),
+        Some((outer, inner)) => stack.iter().enumerate().any(|(i, f)| {
+            frame_matches(f, inner) && stack[i + 1..].iter().any(|g| frame_matches(g, outer))
+        }),
+    }
+}
+
+/// The operation row of a Worker-isolate sample.
+fn operation(stack: &[&Frame]) -> &'static str {
+    OPERATIONS
+        .iter()
+        .find(|(_, patterns)| patterns.iter().any(|p| stack_matches(stack, p)))
+        .map_or(
+            "other JS (floor's own handler, runtime builtins)",
+            |(name, _)| name,
+        )
+}
+
+/// Where the CPU of a sample was burnt, by its leaf frame: the boundary's cost shows as glue
+/// and builtins called from Rust.
+fn leaf_kind(leaf: &Frame) -> &'static str {
+    if leaf.url.starts_with("wasm://") {
+        "wasm (Rust code)"
+    } else if leaf.url.ends_with("index.js") || leaf.url.ends_with("shim.mjs") {
+        "wasm-bindgen JS glue and shim"
+    } else if leaf.url.contains("d1-api") {
+        "D1 client library (JS)"
+    } else if leaf.name == "(garbage collector)" {
+        "garbage collector"
+    } else if leaf.name == "(program)" {
+        "(program): native, no JS frame"
+    } else if leaf.url.is_empty() {
+        "runtime builtins (Headers, Response, TextDecoder, …)"
+    } else {
+        "other JS"
+    }
+}
+
+/// Isolate time of one target in µs, summed over its profiled phases.
+#[derive(Default)]
+struct Counts {
+    requests: usize,
+    by_isolate: HashMap<String, f64>,
+    by_operation: HashMap<&'static str, f64>,
+    by_leaf: HashMap<&'static str, f64>,
+    by_function: HashMap<String, f64>,
+    /// Runtime workerd CPU per request with and without the profilers, one value per round.
+    profiled_ms: Vec<f64>,
+    plain_ms: Vec<f64>,
+}
+
+/// The role of an isolate, from workerd's target id.
+fn isolate_role(id: &str) -> String {
+    if id.starts_with("core:user:") {
+        "the Worker (ours, or the floor's)".to_owned()
+    } else if id == "core:entry" {
+        "miniflare's entry Worker (routes each request)".to_owned()
+    } else if let Some(rest) = id.strip_prefix("d1:") {
+        if rest.contains(':') {
+            "D1 binding (forwards each query)".to_owned()
+        } else {
+            "D1 database object (runs the SQL)".to_owned()
+        }
+    } else {
+        id.to_owned()
+    }
+}
+
+/// Sessions on every isolate of one runtime.
+struct Inspector {
+    port: u16,
+    sessions: Vec<(String, Session)>,
+}
+
+impl Inspector {
+    fn open(pgid: i32, interval_us: u64) -> Result<Inspector, String> {
+        let (port, targets) = inspector(pgid)?;
+        let mut sessions = Vec::new();
+        // One at a time: workerd's inspector did not answer sessions opened all at once.
+        for t in targets {
+            let open = || -> Result<Session, String> {
+                let mut s = Session::open(port, &t.ws_path)?;
+                s.call("Profiler.enable", json!({}))?;
+                s.call(
+                    "Profiler.setSamplingInterval",
+                    json!({ "interval": interval_us }),
+                )?;
+                Ok(s)
+            };
+            // Right after wrangler dev starts, its own inspector proxy may still be attaching to
+            // the Worker, and workerd then drops the other session; a second try finds it settled.
+            let mut tries = 0;
+            let s = loop {
+                tries += 1;
+                match open() {
+                    Ok(s) => break s,
+                    Err(e) if tries < 5 => {
+                        eprintln!("[profile] isolate {}: {e}; trying again", t.id);
+                        std::thread::sleep(Duration::from_secs(1));
+                    }
+                    Err(e) => return Err(format!("isolate {}: {e}", t.id)),
+                }
+            };
+            sessions.push((t.id, s));
+        }
+        Ok(Inspector { port, sessions })
+    }
+
+    fn start(&mut self) -> Result<(), String> {
+        for (_, s) in &mut self.sessions {
+            s.call("Profiler.start", json!({}))?;
+        }
+        Ok(())
+    }
+
+    /// Stops every profiler and returns each isolate's profile as V8 gave it.
+    fn stop(&mut self) -> Result<Vec<(String, Json)>, String> {
+        let mut out = Vec::new();
+        for (id, s) in &mut self.sessions {
+            let mut result = s.call("Profiler.stop", json!({}))?;
+            out.push((id.clone(), result["profile"].take()));
+        }
+        Ok(out)
+    }
+}
+
+pub fn run(opts: &Options) -> Result<String, String> {
+    measure(opts).map_err(|e| e.replace(&opts.base, "<base>"))
+}
+
+fn measure(opts: &Options) -> Result<String, String> {
+    load::check_loopback(&[&opts.base, &opts.floor])?;
+    let load_opts = load::Options {
+        base: opts.base.clone(),
+        floor: opts.floor.clone(),
+        handoff_pgid: opts.handoff_pgid,
+        floor_pgid: opts.floor_pgid,
+        before: None,
+        rounds: opts.rounds,
+        requests: [opts.requests, opts.requests],
+        warmup: opts.warmup,
+        cap: Duration::from_secs(120),
+        settle: Duration::ZERO,
+    };
+    let sampler = Sampler::new(vec![opts.handoff_pgid, opts.floor_pgid]);
+    sampler.check()?;
+    load::seed(&opts.base)?;
+    let mut inspectors = [
+        Inspector::open(opts.handoff_pgid, opts.interval_us)?,
+        Inspector::open(opts.floor_pgid, opts.interval_us)?,
+    ];
+    for (i, ins) in inspectors.iter().enumerate() {
+        let ids: Vec<&str> = ins.sessions.iter().map(|(id, _)| id.as_str()).collect();
+        eprintln!(
+            "[profile] inspector {} on port {}: {}",
+            i,
+            ins.port,
+            ids.join(", ")
+        );
+    }
+    for kind in TARGETS {
+        load::prepare(&load_opts, kind, "bench-profile-warm")?;
+        let target = Target::build(&load_opts, kind, "bench-profile-warm");
+        load::run_phase(&target, 1, opts.warmup, load_opts.cap, &sampler)?;
+    }
+    fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
+    let mut counts: Vec<Counts> = TARGETS.iter().map(|_| Counts::default()).collect();
+    for round in 0..opts.rounds {
+        for k in 0..TARGETS.len() {
+            let ki = (k + round) % TARGETS.len();
+            let kind = TARGETS[ki];
+            let group = kind.server as usize;
+            let project = format!("bench-profile-r{round}");
+            load::prepare(&load_opts, kind, &project)?;
+            let target = Target::build(&load_opts, kind, &project);
+            let plain = load::run_phase(&target, 1, opts.requests, load_opts.cap, &sampler)?;
+            let ins = &mut inspectors[group];
+            ins.start()?;
+            let phase = load::run_phase(&target, 1, opts.requests, load_opts.cap, &sampler)?;
+            let profiles = ins.stop()?;
+            let c = &mut counts[ki];
+            // The phase's one untimed connection-opening request ran inside the profile too.
+            c.requests += phase.done() + 1;
+            c.plain_ms.push(plain.cpu_per_request(group).runtime);
+            c.profiled_ms.push(phase.cpu_per_request(group).runtime);
+            let mut parsed = Vec::new();
+            for (id, raw) in &profiles {
+                if round + 1 == opts.rounds {
+                    save(&opts.out, label(kind), id, raw)?;
+                }
+                parsed.push((id, Profile::parse(raw)?));
+            }
+            let weight = us_per_sample(&profiles, opts.interval_us);
+            for (id, profile) in &parsed {
+                add(c, id, profile, weight);
+            }
+            eprintln!(
+                "[profile] round {} {:<10} runtime {:.2} ms/req plain, {:.2} profiled",
+                round + 1,
+                label(kind),
+                c.plain_ms.last().copied().unwrap_or_default(),
+                c.profiled_ms.last().copied().unwrap_or_default(),
+            );
+        }
+    }
+    Ok(report(opts, &counts))
+}
+
+fn save(dir: &Path, kind: &str, isolate: &str, profile: &Json) -> Result<(), String> {
+    let name: String = format!("{kind}-{isolate}")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let path = dir.join(format!("{name}.cpuprofile"));
+    fs::write(&path, profile.to_string()).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Adds one isolate's profile to a target's counts. Idle samples are dropped: V8 takes samples
+/// only while the isolate is entered (workerd runs many isolates on one thread), so every other
+/// sample is time that isolate spent on the CPU.
+fn add(c: &mut Counts, isolate: &str, profile: &Profile, w: f64) {
+    let user = isolate.starts_with("core:user:");
+    for &leaf in &profile.samples {
+        let frame = &profile.frames[leaf];
+        if frame.name == "(idle)" {
+            continue;
+        }
+        *c.by_isolate.entry(isolate.to_owned()).or_default() += w;
+        if user {
+            let stack = profile.stack(leaf);
+            *c.by_operation.entry(operation(&stack)).or_default() += w;
+            *c.by_leaf.entry(leaf_kind(frame)).or_default() += w;
+            let name = if frame.name.is_empty() {
+                format!("(anonymous) {}", frame.url)
+            } else {
+                frame.name.clone()
+            };
+            *c.by_function.entry(name).or_default() += w;
+        }
+    }
+}
+
+fn report(opts: &Options, counts: &[Counts]) -> String {
+    let per_request = |c: &Counts, us: f64| us / c.requests as f64;
+    let floor = &counts[0];
+    let mut out = format!(
+        "CPU profiles (`bench profile`): concurrency 1, {} rounds of {} requests per target, \
+         targets rotating by round; V8 asked to sample every {} µs in every isolate of each \
+         runtime workerd, through workerd's own inspector. V8 samples an isolate only while it is \
+         entered (workerd runs all of them on one thread), so a sample is time that isolate had \
+         the CPU; it is weighted by the median gap between samples in bursts, pooled over the \
+         phase's isolates (V8 rarely keeps the interval on a busy machine), and divided by the \
+         requests. The profilers slow the \
+         runtime down (its /proc CPU per request with and without them is in the first table), \
+         so read the µs as shares, not as production costs.\n",
+        opts.rounds, opts.requests, opts.interval_us
+    );
+
+    // Isolates, by role: the floor's Worker has its own name, so Workers are compared as one row.
+    let mut roles: Vec<String> = counts
+        .iter()
+        .flat_map(|c| c.by_isolate.keys().map(|id| isolate_role(id)))
+        .collect();
+    roles.sort();
+    roles.dedup();
+    let role_us = |c: &Counts, role: &str| -> f64 {
+        c.by_isolate
+            .iter()
+            .filter(|(id, _)| isolate_role(id) == role)
+            .map(|(_, n)| per_request(c, *n))
+            .sum()
+    };
+    let mut isolates = Table::new(&[
+        "isolate",
+        "D1 floor µs/req",
+        "get_state µs/req",
+        "add_task µs/req",
+        "get_state − floor",
+        "add_task − floor",
+    ]);
+    let mut row = |name: String, v: &dyn Fn(&Counts) -> f64| {
+        isolates.row(vec![
+            name,
+            format!("{:.0}", v(&counts[0])),
+            format!("{:.0}", v(&counts[1])),
+            format!("{:.0}", v(&counts[2])),
+            format!("{:+.0}", v(&counts[1]) - v(floor)),
+            format!("{:+.0}", v(&counts[2]) - v(floor)),
+        ]);
+    };
+    for role in &roles {
+        row(role.clone(), &|c| role_us(c, role));
+    }
+    row("all isolates".into(), &|c| {
+        c.by_isolate
+            .values()
+            .map(|n| per_request(c, *n))
+            .sum::<f64>()
+    });
+    row("runtime workerd /proc CPU, profiled".into(), &|c| {
+        median(&c.profiled_ms) * 1000.0
+    });
+    row("runtime workerd /proc CPU, not profiled".into(), &|c| {
+        median(&c.plain_ms) * 1000.0
+    });
+    out.push_str(&format!(
+        "\nIsolate time per request, and the runtime process's \
+         whole CPU from /proc beside it (median over rounds); the rest of the process is \
+         workerd's C++ outside any isolate (HTTP, the RPC between isolates, the profiler's own \
+         thread):\n\n{}",
+        isolates.render()
+    ));
+
+    // Inside the Worker isolate, by operation, above the floor's Worker.
+    let op_us =
+        |c: &Counts, op: &str| per_request(c, c.by_operation.get(op).copied().unwrap_or(0.0));
+    let mut ops: Vec<&'static str> = OPERATIONS.iter().map(|(n, _)| *n).collect();
+    ops.push("other JS (floor's own handler, runtime builtins)");
+    let mut table = Table::new(&[
+        "operation (Worker isolate)",
+        "floor µs/req",
+        "get_state µs/req",
+        "get_state above floor",
+        "share of get_state's gap",
+        "add_task µs/req",
+        "add_task above floor",
+        "share of add_task's gap",
+    ]);
+    let worker_total =
+        |c: &Counts| -> f64 { c.by_operation.values().map(|n| per_request(c, *n)).sum() };
+    let gaps = [
+        worker_total(&counts[1]) - worker_total(floor),
+        worker_total(&counts[2]) - worker_total(floor),
+    ];
+    let mut rows: Vec<(f64, Vec<String>)> = ops
+        .iter()
+        .map(|op| {
+            let f = op_us(floor, op);
+            let g = op_us(&counts[1], op) - f;
+            let a = op_us(&counts[2], op) - f;
+            (
+                g,
+                vec![
+                    (*op).to_owned(),
+                    format!("{f:.0}"),
+                    format!("{:.0}", op_us(&counts[1], op)),
+                    format!("{g:+.0}"),
+                    format!("{:.0} %", 100.0 * g / gaps[0]),
+                    format!("{:.0}", op_us(&counts[2], op)),
+                    format!("{a:+.0}"),
+                    format!("{:.0} %", 100.0 * a / gaps[1]),
+                ],
+            )
+        })
+        .filter(|(_, row)| row[1] != "0" || row[2] != "0" || row[5] != "0")
+        .collect();
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (_, row) in rows {
+        table.row(row);
+    }
+    table.row(vec![
+        "the Worker isolate in all".into(),
+        format!("{:.0}", worker_total(floor)),
+        format!("{:.0}", worker_total(&counts[1])),
+        format!("{:+.0}", gaps[0]),
+        "100 %".into(),
+        format!("{:.0}", worker_total(&counts[2])),
+        format!("{:+.0}", gaps[1]),
+        "100 %".into(),
+    ]);
+    out.push_str(&format!(
+        "\nInside the Worker isolate, by the operation a sample served (the first row whose \
+         pattern any frame of its stack matches, in the order of `profile::OPERATIONS`), \
+         largest gap first:\n\n{}",
+        table.render()
+    ));
+
+    let mut leaves = Table::new(&[
+        "where the CPU was burnt (leaf frame)",
+        "floor µs/req",
+        "get_state µs/req",
+        "add_task µs/req",
+    ]);
+    let mut kinds: Vec<&'static str> = counts
+        .iter()
+        .flat_map(|c| c.by_leaf.keys().copied())
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    for k in kinds {
+        let v = |c: &Counts| per_request(c, c.by_leaf.get(k).copied().unwrap_or(0.0));
+        leaves.row(vec![
+            k.into(),
+            format!("{:.0}", v(floor)),
+            format!("{:.0}", v(&counts[1])),
+            format!("{:.0}", v(&counts[2])),
+        ]);
+    }
+    out.push_str(&format!(
+        "\nThe same Worker-isolate samples by their leaf frame: glue and builtins are the \
+         boundary between wasm and JavaScript:\n\n{}",
+        leaves.render()
+    ));
+
+    let mut top: Vec<(&String, &f64)> = counts[1].by_function.iter().collect();
+    top.sort_by(|a, b| b.1.total_cmp(a.1));
+    let mut functions = Table::new(&[
+        "function (get_state, Worker isolate, self time)",
+        "µs/req",
+        "share",
+    ]);
+    let total = counts[1].by_function.values().sum::<f64>();
+    for (name, n) in top.into_iter().take(25) {
+        functions.row(vec![
+            format!("`{}`", name.replace('|', "\\|")),
+            format!("{:.1}", per_request(&counts[1], *n)),
+            format!("{:.1} %", 100.0 * n / total),
+        ]);
+    }
+    out.push_str(&format!(
+        "\nThe 25 functions with the most self time in get_state's Worker isolate:\n\n{}",
+        functions.render()
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_hashes_are_dropped() {
+        assert_eq!(
+            short_name("handoff_mcp::render::render::h0123456789abcdef"),
+            "handoff_mcp::render::render"
+        );
+        assert_eq!(short_name("fetch"), "fetch");
+        assert_eq!(short_name("a::hnot_a_hash"), "a::hnot_a_hash");
+    }
+
+    #[test]
+    fn the_first_matching_rule_names_the_operation() {
+        let f = |name: &str, url: &str| Frame {
+            name: name.into(),
+            url: url.into(),
+            parent: None,
+        };
+        let glue = f("__wbg_get_1", "index.js");
+        let swb = f(
+            "serde_wasm_bindgen::de::Deserializer::deserialize_any",
+            "wasm://x",
+        );
+        let fetch = f("handoff_mcp::worker::fetch::{{closure}}", "wasm://x");
+        assert_eq!(operation(&[&glue, &swb, &fetch]), OPERATIONS[0].0);
+        assert_eq!(
+            operation(&[&glue, &fetch]),
+            "the rest of the core (dispatch, tools, store decoding)"
+        );
+        assert_eq!(
+            operation(&[&glue]),
+            "worker-build entry shim and wasm-bindgen glue"
+        );
+        assert_eq!(leaf_kind(&glue), "wasm-bindgen JS glue and shim");
+    }
+}
