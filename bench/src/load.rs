@@ -3,7 +3,7 @@
 //! only; the floors run in the same rounds as the tools so every ratio compares neighbours in time.
 //! Must not parse replies beyond a substring check, so the client's CPU stays small.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Barrier, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -137,9 +137,15 @@ pub struct Target {
     url: String,
     headers: Vec<(&'static str, String)>,
     body: Option<String>,
+    /// Whether the body holds `workload::NUMBER`, filled in with a fresh number per request.
+    numbered: bool,
     /// A substring every good reply holds.
     expect: &'static str,
 }
+
+/// The numbers `workload::numbered` bodies get: one counter for the whole run, so no two
+/// requests send the same task.
+static NEXT_NUMBER: AtomicU64 = AtomicU64::new(0);
 
 impl Target {
     fn mcp(base: &str, req: workload::Request) -> Target {
@@ -147,6 +153,7 @@ impl Target {
             method: "POST",
             url: format!("{base}/mcp"),
             headers: req.headers,
+            numbered: req.body.contains(workload::NUMBER),
             body: Some(req.body),
             expect: TOOL_OK,
         }
@@ -160,6 +167,7 @@ impl Target {
                 url: format!("{}/healthz", origin(base)),
                 headers: Vec::new(),
                 body: None,
+                numbered: false,
                 expect: "ok",
             },
             // The floor gets the same POST as get_state, so both pay for the same upload.
@@ -170,6 +178,7 @@ impl Target {
                     url: format!("{base}/"),
                     headers: req.headers,
                     body: Some(req.body),
+                    numbered: false,
                     expect: "\"one\":1",
                 }
             }
@@ -204,6 +213,10 @@ fn send(agent: &ureq::Agent, target: &Target) -> Result<String, String> {
         request = request.set(name, value);
     }
     let sent = match &target.body {
+        Some(body) if target.numbered => {
+            let n = NEXT_NUMBER.fetch_add(1, Ordering::Relaxed);
+            request.send_string(&workload::numbered(body, n))
+        }
         Some(body) => request.send_string(body),
         None => request.call(),
     };
