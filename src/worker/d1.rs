@@ -1,15 +1,35 @@
 //! The D1 adapter: `store::Sql` over a `worker::D1Database`. D1 errors become `StoreError`
-//! here, so no `worker::Error` (a JsValue) travels into the core.
+//! here, so no `worker::Error` or `JsValue` travels into the core.
+//!
+//! Rows cross from JavaScript as one JSON text per statement (the runtime's own
+//! `JSON.stringify`), parsed by serde_json into the core's `Row`s: a handful of crossings per
+//! statement, where converting the result objects value by value (serde-wasm-bindgen, as
+//! `D1Result::results` does) made several per column of every row. BENCHMARKS.md has the
+//! profile that measured it.
 
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
+use worker::js_sys::{futures::JsFuture, Array, JsString, JSON};
+use worker::worker_sys::types::{D1Database as D1DatabaseSys, D1Result as D1ResultSys};
 use worker::D1Database;
 
 use crate::store::{LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 
 pub struct D1Store(pub D1Database);
 
-fn backend(e: worker::Error) -> StoreError {
-    StoreError::Backend(e.to_string())
+/// A failure inside D1 or its binding, as text for the operator's log: the error's message and,
+/// for D1's own errors, their cause.
+fn backend(e: JsValue) -> StoreError {
+    let text = match e.dyn_ref::<worker::js_sys::Error>() {
+        Some(error) => {
+            let message = String::from(error.message());
+            match error.cause().dyn_ref::<worker::js_sys::Error>() {
+                Some(cause) => format!("{message}: {}", String::from(cause.message())),
+                None => message,
+            }
+        }
+        None => format!("{e:?}"),
+    };
+    StoreError::Backend(text)
 }
 
 impl Sql for D1Store {
@@ -19,10 +39,14 @@ impl Sql for D1Store {
 }
 
 impl D1Store {
+    fn sys(&self) -> &D1DatabaseSys {
+        self.0.as_ref().unchecked_ref()
+    }
+
     async fn run(&self, stmts: Vec<Stmt>) -> Rows {
         let mut prepared = Vec::with_capacity(stmts.len());
         for stmt in &stmts {
-            let params: Vec<JsValue> = stmt
+            let params: Array = stmt
                 .params
                 .iter()
                 .map(|p| match p {
@@ -31,16 +55,36 @@ impl D1Store {
                     Value::Null => JsValue::null(),
                 })
                 .collect();
-            prepared.push(self.0.prepare(stmt.sql).bind(&params).map_err(backend)?);
+            let statement = self.sys().prepare(stmt.sql).map_err(backend)?;
+            prepared.push(statement.bind(params).map_err(backend)?);
         }
         // One statement needs no batch wrapper; either way it is one round trip.
-        let results = match prepared.len() {
-            1 => vec![prepared[0].all().await.map_err(backend)?],
-            _ => self.0.batch(prepared).await.map_err(backend)?,
-        };
+        if let [only] = prepared.as_slice() {
+            let result = JsFuture::from(only.all().map_err(backend)?)
+                .await
+                .map_err(backend)?;
+            return Ok(vec![rows(result.unchecked_ref())?]);
+        }
+        let statements: Array = prepared.into_iter().collect();
+        let results = JsFuture::from(self.sys().batch(statements).map_err(backend)?)
+            .await
+            .map_err(backend)?;
         results
+            .unchecked_into::<Array>()
             .iter()
-            .map(|r| r.results::<Row>().map_err(backend))
+            .map(|result| rows(result.unchecked_ref()))
             .collect()
     }
+}
+
+/// One statement's rows: its `results` array as one JSON text, parsed here. D1 hands over TEXT
+/// as strings, INTEGER as numbers and NULL as null, which JSON carries exactly (the app's
+/// integers stay within ±2^53).
+#[inline(never)]
+fn rows(result: &D1ResultSys) -> Result<Vec<Row>, StoreError> {
+    let Some(results) = result.results().map_err(backend)? else {
+        return Ok(Vec::new());
+    };
+    let text: JsString = JSON::stringify(&results).map_err(backend)?;
+    serde_json::from_str(&String::from(text)).map_err(|_| StoreError::Decode("D1 rows as JSON"))
 }
