@@ -65,6 +65,32 @@ wait_up() {
   curl -fsS -X "$method" "$1" >/dev/null 2>&1 || { cat "$3" >&2; echo "wrangler dev did not come up" >&2; exit 1; }
 }
 
+# parse_against REV: the short commit of REV into against_rev, or a usage error.
+parse_against() {
+  against_rev=$(git -C "$root" rev-parse --short "$1^{commit}" 2>/dev/null) || { echo "no commit $1" >&2; exit 2; }
+}
+
+# start_before TOKEN PORT INSPECTOR [--this-build]: REV's tree (against_rev), snapshotted and
+# served by its own `wrangler dev` with its own target folder, so its build cannot overwrite this
+# tree's artifacts. --this-build builds it with this tree's scripts/build (scripts/profile needs
+# HANDOFF_KEEP_NAMES, which older commits lack). Sets before_pid and before_flags (the bench's
+# --before-* flags). Environment assignments before the call reach its build, as for start_dev.
+start_before() {
+  local token=$1 port=$2 inspector=$3 before_tree="$bench_dir/before-tree"
+  snapshot_commit "$against_rev" "$before_tree"
+  if [[ "${4:-}" == --this-build ]]; then
+    cp "$root/scripts/build" "$before_tree/scripts/build"
+  fi
+  (cd "$before_tree" && "$WRANGLER" d1 migrations apply DB --local --persist-to "$work/before-state" >/dev/null)
+  CARGO_TARGET_DIR="$bench_dir/before-target" start_dev "$before_tree" "$work/before.log" \
+    --port "$port" --inspector-port "$inspector" --persist-to "$work/before-state" \
+    --var "AUTH_TOKEN:$token"
+  before_pid=$dev_pid
+  wait_up "http://127.0.0.1:$port/healthz" "$before_pid" "$work/before.log"
+  before_flags=(--before-base "http://127.0.0.1:$port/$token" --before-pgid "$before_pid"
+    --before-label "$against_rev")
+}
+
 # stop PID: the whole process group of a `wrangler dev` started by start_dev.
 stop() {
   if [[ -n "${1:-}" ]]; then

@@ -253,6 +253,12 @@ fn thread_times(proc_dir: &Path) -> HashMap<i32, u64> {
         .collect()
 }
 
+/// The CPU a process has used since it started (its exited threads included), in ms.
+pub fn process_cpu_ms(pid: i32) -> Option<f64> {
+    let stat = read_stat(Path::new(&format!("/proc/{pid}")))?;
+    Some(stat.ticks as f64 * 1000.0 / clock_ticks_per_second())
+}
+
 /// The pid of the runtime workerd (the one that runs the Worker and its D1) in a process group.
 pub fn runtime_pid(pgid: i32) -> Option<i32> {
     fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {

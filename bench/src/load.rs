@@ -33,6 +33,7 @@ pub struct Options {
 }
 
 /// The earlier build's `wrangler dev`.
+#[derive(Clone)]
 pub struct Before {
     /// `http://127.0.0.1:<port>/<token>`.
     pub base: String,
@@ -58,7 +59,7 @@ impl Options {
     }
 
     /// Every target of a round, in the order of the tables.
-    fn kinds(&self) -> Vec<Kind> {
+    pub fn kinds(&self) -> Vec<Kind> {
         let mut all = vec![
             Kind::new(Work::Healthz, Server::Handoff),
             Kind::new(Work::Floor, Server::Floor),
@@ -199,7 +200,7 @@ fn origin(url: &str) -> &str {
         .map_or(url, |i| &url[..after_scheme + i])
 }
 
-fn agent() -> ureq::Agent {
+pub fn agent() -> ureq::Agent {
     ureq::AgentBuilder::new()
         .timeout(TIMEOUT)
         .redirects(0)
@@ -207,7 +208,7 @@ fn agent() -> ureq::Agent {
 }
 
 /// Sends one request and reads the whole reply; only a 2xx reply holding `expect` is good.
-fn send(agent: &ureq::Agent, target: &Target) -> Result<String, String> {
+pub fn send(agent: &ureq::Agent, target: &Target) -> Result<String, String> {
     let mut request = agent.request(target.method, &target.url);
     for (name, value) in &target.headers {
         request = request.set(name, value);

@@ -4,6 +4,7 @@
 //! lives here; nothing here measures. `scripts/bench` and `scripts/profile` start the servers.
 
 mod cdp;
+mod coldstart;
 mod cpu;
 mod load;
 mod native;
@@ -26,7 +27,10 @@ const USAGE: &str = "usage:
              [--cap-secs S] [--settle-secs S]
   bench profile --base http://127.0.0.1:PORT/TOKEN --floor http://127.0.0.1:PORT \\
              --handoff-pgid PGID --floor-pgid PGID \\
-             [--rounds N] [--requests N] [--warmup N] [--interval-us N] [--out DIR]";
+             [--before-base http://127.0.0.1:PORT/TOKEN --before-pgid PGID --before-label REV] \\
+             [--rounds N] [--requests N] [--warmup N] [--interval-us N] [--out DIR]
+  bench coldstart --wrangler PATH --variants NAME=DIR,NAME=DIR,... --work DIR \\
+             [--starts N] [--warm N]";
 
 /// `--name value` pairs after the subcommand.
 struct Flags(Vec<(String, String)>);
@@ -72,6 +76,18 @@ impl Flags {
         self.required(name)?
             .parse()
             .map_err(|_| format!("--{name} wants a process-group id"))
+    }
+
+    /// The earlier build's server, when `--before-base` names one.
+    fn before(&self) -> Result<Option<load::Before>, String> {
+        let Some(base) = self.text("before-base") else {
+            return Ok(None);
+        };
+        Ok(Some(load::Before {
+            base: base.trim_end_matches('/').to_owned(),
+            pgid: self.pgid("before-pgid")?,
+            label: self.text("before-label").unwrap_or("before").to_owned(),
+        }))
     }
 
     /// Rejects flags the subcommand does not know, so a typo cannot fall back to a default unseen.
@@ -129,20 +145,12 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 "cap-secs",
                 "settle-secs",
             ])?;
-            let before = match flags.text("before-base") {
-                None => None,
-                Some(base) => Some(load::Before {
-                    base: base.trim_end_matches('/').to_owned(),
-                    pgid: flags.pgid("before-pgid")?,
-                    label: flags.text("before-label").unwrap_or("before").to_owned(),
-                }),
-            };
             let opts = load::Options {
                 base: flags.required("base")?.trim_end_matches('/').to_owned(),
                 floor: flags.required("floor")?.trim_end_matches('/').to_owned(),
                 handoff_pgid: flags.pgid("handoff-pgid")?,
                 floor_pgid: flags.pgid("floor-pgid")?,
-                before,
+                before: flags.before()?,
                 // Twelve rounds, so the rotating order puts every target in every position three
                 // times, and a median over rounds shrugs off the rounds another build disturbed.
                 rounds: flags.number("rounds", 12)?.max(1),
@@ -169,6 +177,9 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 "warmup",
                 "interval-us",
                 "out",
+                "before-base",
+                "before-pgid",
+                "before-label",
             ])?;
             let opts = profile::Options {
                 base: flags.required("base")?.trim_end_matches('/').to_owned(),
@@ -180,8 +191,29 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 warmup: flags.number("warmup", 100)?.max(1),
                 interval_us: flags.number("interval-us", 100)?.max(10),
                 out: PathBuf::from(flags.text("out").unwrap_or("target/profile")),
+                before: flags.before()?,
             };
             profile::run(&opts).map_err(Failure::Run)
+        }
+        "coldstart" => {
+            flags.only(&["wrangler", "variants", "work", "starts", "warm"])?;
+            let variants = flags
+                .required("variants")?
+                .split(',')
+                .map(|pair| {
+                    pair.split_once('=')
+                        .map(|(name, dir)| (name.to_owned(), PathBuf::from(dir)))
+                        .ok_or_else(|| format!("--variants wants NAME=DIR pairs, got {pair:?}"))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let opts = coldstart::Options {
+                wrangler: PathBuf::from(flags.required("wrangler")?),
+                variants,
+                starts: flags.number("starts", 5)?.max(1),
+                work: PathBuf::from(flags.required("work")?),
+                warm: flags.number("warm", 20)?.max(1),
+            };
+            coldstart::run(&opts).map_err(Failure::Run)
         }
         other => Err(Failure::Usage(format!("unknown subcommand {other:?}"))),
     }

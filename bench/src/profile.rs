@@ -30,20 +30,20 @@ pub struct Options {
     pub interval_us: u64,
     /// Where the raw profiles of the last round go.
     pub out: PathBuf,
+    /// An earlier build, profiled in the same rounds.
+    pub before: Option<load::Before>,
 }
 
-const TARGETS: [Kind; 3] = [
-    Kind::new(Work::Floor, Server::Floor),
-    Kind::new(Work::GetState, Server::Handoff),
-    Kind::new(Work::AddTask, Server::Handoff),
-];
-
-fn label(kind: Kind) -> &'static str {
-    match kind.work {
+fn label(opts: &Options, kind: Kind) -> String {
+    let name = match kind.work {
         Work::Floor => "D1 floor",
         Work::GetState => "get_state",
         Work::AddTask => "add_task",
         Work::Healthz => "/healthz",
+    };
+    match (&opts.before, kind.server) {
+        (Some(before), Server::Before) => format!("{name} @ {}", before.label),
+        _ => name.to_owned(),
     }
 }
 
@@ -406,50 +406,64 @@ impl Inspector {
 }
 
 pub fn run(opts: &Options) -> Result<String, String> {
-    measure(opts).map_err(|e| e.replace(&opts.base, "<base>"))
+    let mut secret = vec![opts.base.clone()];
+    secret.extend(opts.before.as_ref().map(|b| b.base.clone()));
+    measure(opts).map_err(|e| secret.iter().fold(e, |e, s| e.replace(s, "<base>")))
 }
 
 fn measure(opts: &Options) -> Result<String, String> {
-    load::check_loopback(&[&opts.base, &opts.floor])?;
+    let mut urls = vec![opts.base.as_str(), opts.floor.as_str()];
+    urls.extend(opts.before.as_ref().map(|b| b.base.as_str()));
+    load::check_loopback(&urls)?;
     let load_opts = load::Options {
         base: opts.base.clone(),
         floor: opts.floor.clone(),
         handoff_pgid: opts.handoff_pgid,
         floor_pgid: opts.floor_pgid,
-        before: None,
+        before: opts.before.clone(),
         rounds: opts.rounds,
         requests: [opts.requests, opts.requests],
         warmup: opts.warmup,
         cap: Duration::from_secs(120),
         settle: Duration::ZERO,
     };
-    let sampler = Sampler::new(vec![opts.handoff_pgid, opts.floor_pgid]);
+    // Indexed by `Server as usize`, as the sampler's groups are.
+    let mut pgids = vec![opts.handoff_pgid, opts.floor_pgid];
+    pgids.extend(opts.before.as_ref().map(|b| b.pgid));
+    let sampler = Sampler::new(pgids.clone());
     sampler.check()?;
     load::seed(&opts.base)?;
-    let mut inspectors = [
-        Inspector::open(opts.handoff_pgid, opts.interval_us)?,
-        Inspector::open(opts.floor_pgid, opts.interval_us)?,
-    ];
-    for (i, ins) in inspectors.iter().enumerate() {
+    if let Some(before) = &opts.before {
+        load::seed(&before.base)?;
+    }
+    let mut inspectors = Vec::new();
+    for (i, pgid) in pgids.iter().enumerate() {
+        let ins = Inspector::open(*pgid, opts.interval_us)?;
         let ids: Vec<&str> = ins.sessions.iter().map(|(id, _)| id.as_str()).collect();
         eprintln!(
-            "[profile] inspector {} on port {}: {}",
-            i,
+            "[profile] server {i}: inspector on port {}: {}",
             ins.port,
             ids.join(", ")
         );
+        inspectors.push(ins);
     }
-    for kind in TARGETS {
+    // bench http's targets but /healthz, so the floor comes first.
+    let kinds: Vec<Kind> = load_opts
+        .kinds()
+        .into_iter()
+        .filter(|k| k.work != Work::Healthz)
+        .collect();
+    for &kind in &kinds {
         load::prepare(&load_opts, kind, "bench-profile-warm")?;
         let target = Target::build(&load_opts, kind, "bench-profile-warm");
         load::run_phase(&target, 1, opts.warmup, load_opts.cap, &sampler)?;
     }
     fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
-    let mut counts: Vec<Counts> = TARGETS.iter().map(|_| Counts::default()).collect();
+    let mut counts: Vec<Counts> = kinds.iter().map(|_| Counts::default()).collect();
     for round in 0..opts.rounds {
-        for k in 0..TARGETS.len() {
-            let ki = (k + round) % TARGETS.len();
-            let kind = TARGETS[ki];
+        for k in 0..kinds.len() {
+            let ki = (k + round) % kinds.len();
+            let kind = kinds[ki];
             let group = kind.server as usize;
             let project = format!("bench-profile-r{round}");
             load::prepare(&load_opts, kind, &project)?;
@@ -467,7 +481,7 @@ fn measure(opts: &Options) -> Result<String, String> {
             let mut parsed = Vec::new();
             for (id, raw) in &profiles {
                 if round + 1 == opts.rounds {
-                    save(&opts.out, label(kind), id, raw)?;
+                    save(&opts.out, &label(opts, kind), id, raw)?;
                 }
                 parsed.push((id, Profile::parse(raw)?));
             }
@@ -476,15 +490,15 @@ fn measure(opts: &Options) -> Result<String, String> {
                 add(c, id, profile, weight);
             }
             eprintln!(
-                "[profile] round {} {:<10} runtime {:.2} ms/req plain, {:.2} profiled",
+                "[profile] round {} {:<22} runtime {:.2} ms/req plain, {:.2} profiled",
                 round + 1,
-                label(kind),
+                label(opts, kind),
                 c.plain_ms.last().copied().unwrap_or_default(),
                 c.profiled_ms.last().copied().unwrap_or_default(),
             );
         }
     }
-    Ok(report(opts, &counts))
+    Ok(report(opts, &kinds, &counts))
 }
 
 fn save(dir: &Path, kind: &str, isolate: &str, profile: &Json) -> Result<(), String> {
@@ -502,9 +516,9 @@ fn save(dir: &Path, kind: &str, isolate: &str, profile: &Json) -> Result<(), Str
     fs::write(&path, profile.to_string()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Adds one isolate's profile to a target's counts. Idle samples are dropped: V8 takes samples
-/// only while the isolate is entered (workerd runs many isolates on one thread), so every other
-/// sample is time that isolate spent on the CPU.
+/// Adds one isolate's profile to a target's counts, each sample standing for `w` µs. Idle
+/// samples are dropped: V8 takes samples only while the isolate is entered (workerd runs many
+/// isolates on one thread), so every other sample is time that isolate spent on the CPU.
 fn add(c: &mut Counts, isolate: &str, profile: &Profile, w: f64) {
     let user = isolate.starts_with("core:user:");
     for &leaf in &profile.samples {
@@ -527,9 +541,53 @@ fn add(c: &mut Counts, isolate: &str, profile: &Profile, w: f64) {
     }
 }
 
-fn report(opts: &Options, counts: &[Counts]) -> String {
-    let per_request = |c: &Counts, us: f64| us / c.requests as f64;
+impl Counts {
+    fn per_request(&self, us: f64) -> f64 {
+        us / self.requests as f64
+    }
+
+    /// µs per request of the isolates whose role is `role`.
+    fn role(&self, role: &str) -> f64 {
+        self.by_isolate
+            .iter()
+            .filter(|(id, _)| isolate_role(id) == role)
+            .map(|(_, us)| self.per_request(*us))
+            .sum()
+    }
+
+    fn isolates(&self) -> f64 {
+        self.per_request(self.by_isolate.values().sum())
+    }
+
+    fn operation(&self, op: &str) -> f64 {
+        self.per_request(self.by_operation.get(op).copied().unwrap_or(0.0))
+    }
+
+    fn worker(&self) -> f64 {
+        self.per_request(self.by_operation.values().sum())
+    }
+
+    fn leaf(&self, kind: &str) -> f64 {
+        self.per_request(self.by_leaf.get(kind).copied().unwrap_or(0.0))
+    }
+}
+
+/// The row of operations that no rule matched.
+const OTHER: &str = "other JS (floor's own handler, runtime builtins)";
+
+fn report(opts: &Options, kinds: &[Kind], counts: &[Counts]) -> String {
     let floor = &counts[0];
+    let labels: Vec<String> = kinds.iter().map(|k| label(opts, *k)).collect();
+    // This tree's tools, and each one's earlier build when there is one.
+    let pairs: Vec<(usize, Option<usize>)> = (1..kinds.len())
+        .filter(|&i| kinds[i].server == Server::Handoff)
+        .map(|i| {
+            let before = kinds
+                .iter()
+                .position(|k| k.server == Server::Before && k.work == kinds[i].work);
+            (i, before)
+        })
+        .collect();
     let mut out = format!(
         "CPU profiles (`bench profile`): concurrency 1, {} rounds of {} requests per target, \
          targets rotating by round; V8 asked to sample every {} µs in every isolate of each \
@@ -537,9 +595,9 @@ fn report(opts: &Options, counts: &[Counts]) -> String {
          entered (workerd runs all of them on one thread), so a sample is time that isolate had \
          the CPU; it is weighted by the median gap between samples in bursts, pooled over the \
          phase's isolates (V8 rarely keeps the interval on a busy machine), and divided by the \
-         requests. The profilers slow the \
-         runtime down (its /proc CPU per request with and without them is in the first table), \
-         so read the µs as shares, not as production costs.\n",
+         requests. The profilers slow the runtime down (its /proc CPU per request with and \
+         without them is in the first table), so read the µs as shares, not as production \
+         costs.\n",
         opts.rounds, opts.requests, opts.interval_us
     );
 
@@ -550,40 +608,24 @@ fn report(opts: &Options, counts: &[Counts]) -> String {
         .collect();
     roles.sort();
     roles.dedup();
-    let role_us = |c: &Counts, role: &str| -> f64 {
-        c.by_isolate
-            .iter()
-            .filter(|(id, _)| isolate_role(id) == role)
-            .map(|(_, n)| per_request(c, *n))
-            .sum()
-    };
-    let mut isolates = Table::new(&[
-        "isolate",
-        "D1 floor µs/req",
-        "get_state µs/req",
-        "add_task µs/req",
-        "get_state − floor",
-        "add_task − floor",
-    ]);
+    let mut header: Vec<String> = labels.iter().map(|l| format!("{l} µs/req")).collect();
+    header.insert(0, "isolate".into());
+    header.extend(labels[1..].iter().map(|l| format!("{l} − floor")));
+    let mut isolates = Table::new(&header.iter().map(String::as_str).collect::<Vec<_>>());
     let mut row = |name: String, v: &dyn Fn(&Counts) -> f64| {
-        isolates.row(vec![
-            name,
-            format!("{:.0}", v(&counts[0])),
-            format!("{:.0}", v(&counts[1])),
-            format!("{:.0}", v(&counts[2])),
-            format!("{:+.0}", v(&counts[1]) - v(floor)),
-            format!("{:+.0}", v(&counts[2]) - v(floor)),
-        ]);
+        let mut cells = vec![name];
+        cells.extend(counts.iter().map(|c| format!("{:.0}", v(c))));
+        cells.extend(
+            counts[1..]
+                .iter()
+                .map(|c| format!("{:+.0}", v(c) - v(floor))),
+        );
+        isolates.row(cells);
     };
     for role in &roles {
-        row(role.clone(), &|c| role_us(c, role));
+        row(role.clone(), &|c| c.role(role));
     }
-    row("all isolates".into(), &|c| {
-        c.by_isolate
-            .values()
-            .map(|n| per_request(c, *n))
-            .sum::<f64>()
-    });
+    row("all isolates".into(), &|c| c.isolates());
     row("runtime workerd /proc CPU, profiled".into(), &|c| {
         median(&c.profiled_ms) * 1000.0
     });
@@ -591,70 +633,51 @@ fn report(opts: &Options, counts: &[Counts]) -> String {
         median(&c.plain_ms) * 1000.0
     });
     out.push_str(&format!(
-        "\nIsolate time per request, and the runtime process's \
-         whole CPU from /proc beside it (median over rounds); the rest of the process is \
-         workerd's C++ outside any isolate (HTTP, the RPC between isolates, the profiler's own \
-         thread):\n\n{}",
+        "\nIsolate time per request, and the runtime process's whole CPU from /proc beside it \
+         (median over rounds); the rest of the process is workerd's C++ outside any isolate \
+         (HTTP, the RPC between isolates, the profiler's own thread):\n\n{}",
         isolates.render()
     ));
 
     // Inside the Worker isolate, by operation, above the floor's Worker.
-    let op_us =
-        |c: &Counts, op: &str| per_request(c, c.by_operation.get(op).copied().unwrap_or(0.0));
-    let mut ops: Vec<&'static str> = OPERATIONS.iter().map(|(n, _)| *n).collect();
-    ops.push("other JS (floor's own handler, runtime builtins)");
-    let mut table = Table::new(&[
-        "operation (Worker isolate)",
-        "floor µs/req",
-        "get_state µs/req",
-        "get_state above floor",
-        "share of get_state's gap",
-        "add_task µs/req",
-        "add_task above floor",
-        "share of add_task's gap",
-    ]);
-    let worker_total =
-        |c: &Counts| -> f64 { c.by_operation.values().map(|n| per_request(c, *n)).sum() };
-    let gaps = [
-        worker_total(&counts[1]) - worker_total(floor),
-        worker_total(&counts[2]) - worker_total(floor),
-    ];
+    let mut header = vec!["operation (Worker isolate)".to_owned()];
+    header.extend(labels.iter().map(|l| format!("{l} µs/req")));
+    for &(i, before) in &pairs {
+        header.push(format!("{} above floor (share)", labels[i]));
+        if let Some(b) = before {
+            header.push(format!("{} − {}", labels[i], labels[b]));
+        }
+    }
+    let mut table = Table::new(&header.iter().map(String::as_str).collect::<Vec<_>>());
+    let ops: Vec<&str> = OPERATIONS.iter().map(|(n, _)| *n).chain([OTHER]).collect();
+    let cells = |name: &str, v: &dyn Fn(&Counts) -> f64| -> Vec<String> {
+        let mut cells = vec![name.to_owned()];
+        cells.extend(counts.iter().map(|c| format!("{:.0}", v(c))));
+        for &(i, before) in &pairs {
+            let gap = counts[i].worker() - floor.worker();
+            let above = v(&counts[i]) - v(floor);
+            cells.push(format!("{above:+.0} ({:.0} %)", 100.0 * above / gap));
+            if let Some(b) = before {
+                cells.push(format!("{:+.0}", v(&counts[i]) - v(&counts[b])));
+            }
+        }
+        cells
+    };
     let mut rows: Vec<(f64, Vec<String>)> = ops
         .iter()
+        .filter(|op| counts.iter().any(|c| c.operation(op) > 0.0))
         .map(|op| {
-            let f = op_us(floor, op);
-            let g = op_us(&counts[1], op) - f;
-            let a = op_us(&counts[2], op) - f;
-            (
-                g,
-                vec![
-                    (*op).to_owned(),
-                    format!("{f:.0}"),
-                    format!("{:.0}", op_us(&counts[1], op)),
-                    format!("{g:+.0}"),
-                    format!("{:.0} %", 100.0 * g / gaps[0]),
-                    format!("{:.0}", op_us(&counts[2], op)),
-                    format!("{a:+.0}"),
-                    format!("{:.0} %", 100.0 * a / gaps[1]),
-                ],
-            )
+            let gap = pairs
+                .first()
+                .map_or(0.0, |&(i, _)| counts[i].operation(op) - floor.operation(op));
+            (gap, cells(op, &|c| c.operation(op)))
         })
-        .filter(|(_, row)| row[1] != "0" || row[2] != "0" || row[5] != "0")
         .collect();
     rows.sort_by(|a, b| b.0.total_cmp(&a.0));
     for (_, row) in rows {
         table.row(row);
     }
-    table.row(vec![
-        "the Worker isolate in all".into(),
-        format!("{:.0}", worker_total(floor)),
-        format!("{:.0}", worker_total(&counts[1])),
-        format!("{:+.0}", gaps[0]),
-        "100 %".into(),
-        format!("{:.0}", worker_total(&counts[2])),
-        format!("{:+.0}", gaps[1]),
-        "100 %".into(),
-    ]);
+    table.row(cells("the Worker isolate in all", &|c| c.worker()));
     out.push_str(&format!(
         "\nInside the Worker isolate, by the operation a sample served (the first row whose \
          pattern any frame of its stack matches, in the order of `profile::OPERATIONS`), \
@@ -662,26 +685,19 @@ fn report(opts: &Options, counts: &[Counts]) -> String {
         table.render()
     ));
 
-    let mut leaves = Table::new(&[
-        "where the CPU was burnt (leaf frame)",
-        "floor µs/req",
-        "get_state µs/req",
-        "add_task µs/req",
-    ]);
-    let mut kinds: Vec<&'static str> = counts
+    let mut header = vec!["where the CPU was burnt (leaf frame)".to_owned()];
+    header.extend(labels.iter().map(|l| format!("{l} µs/req")));
+    let mut leaves = Table::new(&header.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut leaf_kinds: Vec<&'static str> = counts
         .iter()
         .flat_map(|c| c.by_leaf.keys().copied())
         .collect();
-    kinds.sort();
-    kinds.dedup();
-    for k in kinds {
-        let v = |c: &Counts| per_request(c, c.by_leaf.get(k).copied().unwrap_or(0.0));
-        leaves.row(vec![
-            k.into(),
-            format!("{:.0}", v(floor)),
-            format!("{:.0}", v(&counts[1])),
-            format!("{:.0}", v(&counts[2])),
-        ]);
+    leaf_kinds.sort();
+    leaf_kinds.dedup();
+    for k in leaf_kinds {
+        let mut cells = vec![k.to_owned()];
+        cells.extend(counts.iter().map(|c| format!("{:.0}", c.leaf(k))));
+        leaves.row(cells);
     }
     out.push_str(&format!(
         "\nThe same Worker-isolate samples by their leaf frame: glue and builtins are the \
@@ -689,19 +705,20 @@ fn report(opts: &Options, counts: &[Counts]) -> String {
         leaves.render()
     ));
 
-    let mut top: Vec<(&String, &f64)> = counts[1].by_function.iter().collect();
+    let state = &counts[1];
+    let mut top: Vec<(&String, &f64)> = state.by_function.iter().collect();
     top.sort_by(|a, b| b.1.total_cmp(a.1));
     let mut functions = Table::new(&[
         "function (get_state, Worker isolate, self time)",
         "µs/req",
         "share",
     ]);
-    let total = counts[1].by_function.values().sum::<f64>();
-    for (name, n) in top.into_iter().take(25) {
+    let total = state.by_function.values().sum::<f64>();
+    for (name, us) in top.into_iter().take(25) {
         functions.row(vec![
             format!("`{}`", name.replace('|', "\\|")),
-            format!("{:.1}", per_request(&counts[1], *n)),
-            format!("{:.1} %", 100.0 * n / total),
+            format!("{:.1}", state.per_request(*us)),
+            format!("{:.1} %", 100.0 * us / total),
         ]);
     }
     out.push_str(&format!(
