@@ -2,13 +2,18 @@
 //! the SSE Durable Object, the clock and uuid ids. It carries out the core's `http::Plan` and
 //! decides nothing itself. It must never log a path, query or header (the path holds the
 //! token), only fixed sentences and the core's diagnostics.
+//!
+//! The fetch entry takes and returns the runtime's own `Request` and `Response` (web-sys), not
+//! workers-rs's wrappers: each crossing between wasm and JavaScript costs, and the wrappers make
+//! several a request that nothing here reads (BENCHMARKS.md, the profile).
 
 mod d1;
 mod sse;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use worker::{console_error, event, Context, Env, Headers, Request, Response, Result};
+use worker::js_sys::{futures::JsFuture, Array, Uint8Array};
+use worker::{console_error, event, web_sys, Context, Env, Response, Result};
 
 use crate::config::{Config, D1_BINDING};
 use crate::context::{Caller, Ctx};
@@ -22,7 +27,7 @@ static SCHEMA_READY: AtomicBool = AtomicBool::new(false);
 static SAID_NO_TOKEN: AtomicBool = AtomicBool::new(false);
 
 #[event(fetch)]
-async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
+async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> Result<web_sys::Response> {
     console_error_panic_hook::set_once();
     let config = config(&env);
     if config.token.is_none() && !SAID_NO_TOKEN.swap(true, Ordering::Relaxed) {
@@ -30,32 +35,71 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
             "handoff-mcp: AUTH_TOKEN is not set; every MCP path answers 404 until it is"
         );
     }
-    let method = req.method().to_string();
-    let path = req.path();
-    // The query straight from the serialized URL: parsing it with `url` would link that crate
-    // and its IDNA tables (about 70 KB of wasm) for one hex parameter.
-    let url = req.inner().url();
-    let query = url
-        .split_once('?')
-        .map(|(_, q)| q.split('#').next().unwrap_or_default());
-    let headers = http::Headers::new(req.headers().entries());
+    let method = req.method();
+    let url = req.url();
+    let (path, query) = path_and_query(&url);
+    let headers = request_headers(&req.headers());
     let request = http::Request {
         method: &method,
-        path: &path,
+        path,
         query,
         headers: &headers,
     };
     match http::plan(&request, &config) {
-        Plan::Respond(response) => into_worker(response),
+        Plan::Respond(response) => respond(response),
         Plan::Mcp => {
-            let body = req.bytes().await?;
+            let body = read_body(&req).await?;
             let db = database(&env).await?;
             let ctx = context(&db, &headers, &config);
-            into_worker(http::serve_mcp(&headers, &body, &ctx).await)
+            respond(http::serve_mcp(&headers, &body, &ctx).await)
         }
-        Plan::OpenSse { endpoint_prefix } => sse::open(&env, &endpoint_prefix).await,
-        Plan::SseMessage { session } => sse::post(&mut req, &env, &headers, &session).await,
+        Plan::OpenSse { endpoint_prefix } => Ok(sse::open(&env, &endpoint_prefix).await?.into()),
+        Plan::SseMessage { session } => {
+            let mut req = worker::Request::from(req);
+            Ok(sse::post(&mut req, &env, &headers, &session).await?.into())
+        }
     }
+}
+
+/// The path and the query of a serialized URL, as the runtime hands it over: the path from the
+/// first `/` after the host up to `?` or `#` (both are always percent-encoded inside it), the
+/// query without `?` and up to `#`. Parsing it with `url` would link that crate and its IDNA
+/// tables (about 70 KB of wasm) for this.
+fn path_and_query(url: &str) -> (&str, Option<&str>) {
+    let after_host = url.find("://").map_or(0, |i| i + 3);
+    let path = match url[after_host..].find('/') {
+        Some(i) => {
+            let rest = &url[after_host + i..];
+            &rest[..rest.find(['?', '#']).unwrap_or(rest.len())]
+        }
+        None => "/",
+    };
+    let query = url
+        .split_once('?')
+        .map(|(_, q)| q.split('#').next().unwrap_or_default());
+    (path, query)
+}
+
+/// Every request header, fetched in one string: `Array.from(headers).flat().join("\n")`. The
+/// Fetch standard forbids CR, LF and NUL in header names and values, so the line breaks
+/// delimit exactly; names come lower-cased, repeated headers joined with ", ", as iterating
+/// `Headers` gives them.
+#[inline(never)]
+fn request_headers(headers: &web_sys::Headers) -> http::Headers {
+    let joined = String::from(Array::from(headers).flat(1).join("\n"));
+    let mut parts = joined.split('\n');
+    let mut pairs = Vec::new();
+    while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
+        pairs.push((name, value));
+    }
+    http::Headers::new(pairs)
+}
+
+/// The request body, as bytes: the core checks the size and that it is UTF-8 JSON.
+#[inline(never)]
+async fn read_body(req: &web_sys::Request) -> Result<Vec<u8>> {
+    let buffer = JsFuture::from(req.array_buffer()?).await?;
+    Ok(Uint8Array::new(&buffer).to_vec())
 }
 
 /// The configuration from the Worker's vars and secrets.
@@ -95,15 +139,36 @@ fn context<'a>(db: &'a D1Store, headers: &http::Headers, config: &Config) -> Ctx
     }
 }
 
+/// The core's response as the runtime's: status and headers in one `ResponseInit`, the body as
+/// one string.
+#[inline(never)]
+fn respond(response: http::Response) -> Result<web_sys::Response> {
+    let init = web_sys::ResponseInit::new();
+    init.set_status(response.status);
+    init.set_headers_headers(&response_headers(&response)?);
+    Ok(web_sys::Response::new_with_opt_str_and_init(
+        Some(&response.body),
+        &init,
+    )?)
+}
+
+/// The core's response as workers-rs's, for the Durable Object's handlers: a fixed body, so the
+/// reply keeps its Content-Length on its way back through the Worker.
 pub(crate) fn into_worker(response: http::Response) -> Result<Response> {
-    if let Some(diagnostic) = &response.diagnostic {
-        console_error!("handoff-mcp: {diagnostic}");
-    }
-    let headers = Headers::new();
-    for (name, value) in &response.headers {
-        headers.set(name, value)?;
-    }
+    let headers = worker::Headers(response_headers(&response)?);
     Ok(Response::from_bytes(response.body.into_bytes())?
         .with_status(response.status)
         .with_headers(headers))
+}
+
+/// A response's headers for the runtime, its diagnostic to the log.
+fn response_headers(response: &http::Response) -> Result<web_sys::Headers> {
+    if let Some(diagnostic) = &response.diagnostic {
+        console_error!("handoff-mcp: {diagnostic}");
+    }
+    let headers = web_sys::Headers::new()?;
+    for (name, value) in &response.headers {
+        headers.set(name, value)?;
+    }
+    Ok(headers)
 }
