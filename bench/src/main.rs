@@ -186,8 +186,10 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 floor: flags.required("floor")?.trim_end_matches('/').to_owned(),
                 handoff_pgid: flags.pgid("handoff-pgid")?,
                 floor_pgid: flags.pgid("floor-pgid")?,
-                rounds: flags.number("rounds", 3)?.max(1),
-                requests: flags.number("requests", 300)?.max(1),
+                // Many short rounds: a comparison pairs phases seconds apart, so other load on the
+                // machine falls on both sides alike.
+                rounds: flags.number("rounds", 10)?.max(1),
+                requests: flags.number("requests", 150)?.max(1),
                 warmup: flags.number("warmup", 100)?.max(1),
                 interval_us: flags.number("interval-us", 100)?.max(10),
                 out: PathBuf::from(flags.text("out").unwrap_or("target/profile")),

@@ -14,7 +14,7 @@ use serde_json::{json, Value as Json};
 use crate::cdp::{self, Session};
 use crate::cpu::{self, Sampler};
 use crate::load::{self, Kind, Server, Target, Work};
-use crate::stats::{median, Table};
+use crate::stats::{median, spread_signed, Table};
 
 pub struct Options {
     /// `http://127.0.0.1:<port>/<token>` of handoff-mcp, `http://127.0.0.1:<port>` of the floor.
@@ -191,8 +191,7 @@ fn short_name(name: &str) -> String {
 /// What a sample of the Worker isolate was doing, by the operation it served: the first rule, in
 /// this order, that any frame of its stack matches. So a JavaScript import called from the D1
 /// adapter counts as the D1 adapter's, not as glue. `outer > inner` matches a frame `inner` with
-/// a frame `outer` above it. The shell's functions that a rule names are `#[inline(never)]`, so
-/// their frames survive optimisation.
+/// a frame `outer` above it.
 const OPERATIONS: &[(&str, &[&str])] = &[
     (
         "D1 rows into serde_json maps",
@@ -230,6 +229,7 @@ const OPERATIONS: &[(&str, &[&str])] = &[
             "handoff_mcp::worker::into_worker",
             "handoff_mcp::worker::respond",
             "worker::response::",
+            "gen_Response::Response::",
         ],
     ),
     (
@@ -238,7 +238,10 @@ const OPERATIONS: &[(&str, &[&str])] = &[
             "worker::request::Request",
             "Headers::entries",
             "handoff_mcp::http::Headers::new",
-            "handoff_mcp::worker::request_in",
+            "gen_Request::Request::",
+            "js_sys::Array::flat",
+            "js_sys::Array::join",
+            "js_sys::Uint8Array::to_vec",
         ],
     ),
     (
@@ -263,6 +266,12 @@ const OPERATIONS: &[(&str, &[&str])] = &[
     (
         "the rest of the core (dispatch, tools, store decoding)",
         &["handoff_mcp::"],
+    ),
+    // wasm-opt inlines a function called once into its caller whatever Rust asked, so the shell's
+    // own code (URL split, header pairs) often has no frame of its own: it lands here.
+    (
+        "the shell's code inlined into the fetch future",
+        &["js_sys::futures::future_to_promise"],
     ),
     (
         "worker-build entry shim and wasm-bindgen glue",
@@ -328,6 +337,9 @@ struct Counts {
     /// Runtime workerd CPU per request with and without the profilers, one value per round.
     profiled_ms: Vec<f64>,
     plain_ms: Vec<f64>,
+    /// Worker-isolate and all-isolate µs per request, one value per round.
+    worker_by_round: Vec<f64>,
+    isolates_by_round: Vec<f64>,
 }
 
 /// The role of an isolate, from workerd's target id.
@@ -486,9 +498,16 @@ fn measure(opts: &Options) -> Result<String, String> {
                 parsed.push((id, Profile::parse(raw)?));
             }
             let weight = us_per_sample(&profiles, opts.interval_us);
+            let mut round_counts = Counts {
+                requests: phase.done() + 1,
+                ..Counts::default()
+            };
             for (id, profile) in &parsed {
                 add(c, id, profile, weight);
+                add(&mut round_counts, id, profile, weight);
             }
+            c.worker_by_round.push(round_counts.worker());
+            c.isolates_by_round.push(round_counts.isolates());
             eprintln!(
                 "[profile] round {} {:<22} runtime {:.2} ms/req plain, {:.2} profiled",
                 round + 1,
@@ -704,6 +723,37 @@ fn report(opts: &Options, kinds: &[Kind], counts: &[Counts]) -> String {
          boundary between wasm and JavaScript:\n\n{}",
         leaves.render()
     ));
+
+    if pairs.iter().any(|(_, b)| b.is_some()) {
+        let mut table = Table::new(&[
+            "tool",
+            "Worker isolate, this − before, µs/req (rounds)",
+            "all isolates, this − before (rounds)",
+            "runtime /proc CPU not profiled, this − before (rounds)",
+        ]);
+        let diff = |a: &[f64], b: &[f64], scale: f64| -> String {
+            let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| (x - y) * scale).collect();
+            spread_signed(&d, 0)
+        };
+        for &(i, before) in &pairs {
+            let Some(b) = before else { continue };
+            table.row(vec![
+                format!("{} against {}", labels[i], labels[b]),
+                diff(&counts[i].worker_by_round, &counts[b].worker_by_round, 1.0),
+                diff(
+                    &counts[i].isolates_by_round,
+                    &counts[b].isolates_by_round,
+                    1.0,
+                ),
+                diff(&counts[i].plain_ms, &counts[b].plain_ms, 1000.0),
+            ]);
+        }
+        out.push_str(&format!(
+            "\nThis tree against the earlier build, per round (each round profiles both, seconds \
+             apart), median with the lowest and highest round:\n\n{}",
+            table.render()
+        ));
+    }
 
     let state = &counts[1];
     let mut top: Vec<(&String, &f64)> = state.by_function.iter().collect();
