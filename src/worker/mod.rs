@@ -11,6 +11,7 @@ mod d1;
 mod sse;
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 use worker::js_sys::{futures::JsFuture, Array, Uint8Array};
 use worker::{console_error, event, web_sys, Context, Env, Response, Result};
@@ -25,6 +26,9 @@ use d1::D1Store;
 static SCHEMA_READY: AtomicBool = AtomicBool::new(false);
 /// Whether this isolate has already said that AUTH_TOKEN is missing.
 static SAID_NO_TOKEN: AtomicBool = AtomicBool::new(false);
+/// The configuration, read from the env once per isolate: vars and secrets are fixed for the
+/// life of an isolate (a new deployment, or a changed var or secret, starts new isolates).
+static CONFIG: OnceLock<Config> = OnceLock::new();
 
 #[event(fetch)]
 async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> Result<web_sys::Response> {
@@ -45,12 +49,12 @@ async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> Result<web_sys
         query,
         headers: &headers,
     };
-    match http::plan(&request, &config) {
+    match http::plan(&request, config) {
         Plan::Respond(response) => respond(response),
         Plan::Mcp => {
             let body = read_body(&req).await?;
             let db = database(&env).await?;
-            let ctx = context(&db, &headers, &config);
+            let ctx = context(&db, &headers, config);
             respond(http::serve_mcp(&headers, &body, &ctx).await)
         }
         Plan::OpenSse { endpoint_prefix } => Ok(sse::open(&env, &endpoint_prefix).await?.into()),
@@ -84,7 +88,6 @@ fn path_and_query(url: &str) -> (&str, Option<&str>) {
 /// Fetch standard forbids CR, LF and NUL in header names and values, so the line breaks
 /// delimit exactly; names come lower-cased, repeated headers joined with ", ", as iterating
 /// `Headers` gives them.
-#[inline(never)]
 fn request_headers(headers: &web_sys::Headers) -> http::Headers {
     let joined = String::from(Array::from(headers).flat(1).join("\n"));
     let mut parts = joined.split('\n');
@@ -96,15 +99,14 @@ fn request_headers(headers: &web_sys::Headers) -> http::Headers {
 }
 
 /// The request body, as bytes: the core checks the size and that it is UTF-8 JSON.
-#[inline(never)]
 async fn read_body(req: &web_sys::Request) -> Result<Vec<u8>> {
     let buffer = JsFuture::from(req.array_buffer()?).await?;
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
-/// The configuration from the Worker's vars and secrets.
-fn config(env: &Env) -> Config {
-    Config::from_lookup(|name| env.var(name).ok().map(|v| v.to_string()))
+/// The configuration from the Worker's vars and secrets, read on an isolate's first request.
+fn config(env: &Env) -> &'static Config {
+    CONFIG.get_or_init(|| Config::from_lookup(|name| env.var(name).ok().map(|v| v.to_string())))
 }
 
 /// The D1 store, with the schema ensured once per isolate.
@@ -141,7 +143,6 @@ fn context<'a>(db: &'a D1Store, headers: &http::Headers, config: &Config) -> Ctx
 
 /// The core's response as the runtime's: status and headers in one `ResponseInit`, the body as
 /// one string.
-#[inline(never)]
 fn respond(response: http::Response) -> Result<web_sys::Response> {
     let init = web_sys::ResponseInit::new();
     init.set_status(response.status);

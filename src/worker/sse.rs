@@ -136,7 +136,7 @@ impl SseSession {
         let slot = self.stream.clone();
         // Answer 202 now; the response follows on the stream when dispatch is done.
         self.state.wait_until(async move {
-            let ctx = context(&db, &headers, &config);
+            let ctx = context(&db, &headers, config);
             let (event, diagnostic) = sse::respond(&message, &headers, &ctx).await;
             if let Some(diagnostic) = diagnostic {
                 console_error!("handoff-mcp: {diagnostic}");
