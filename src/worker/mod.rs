@@ -10,6 +10,7 @@
 mod d1;
 mod sse;
 
+use std::cell::OnceCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
@@ -29,6 +30,13 @@ static SAID_NO_TOKEN: AtomicBool = AtomicBool::new(false);
 /// The configuration, read from the env once per isolate: vars and secrets are fixed for the
 /// life of an isolate (a new deployment, or a changed var or secret, starts new isolates).
 static CONFIG: OnceLock<Config> = OnceLock::new();
+
+thread_local! {
+    /// The init of the reply nearly every request gets (200, `content-type: application/json`),
+    /// built once per isolate: `new Response` copies status and headers out of it and keeps
+    /// none of it, so one serves every reply.
+    static JSON_OK: OnceCell<web_sys::ResponseInit> = const { OnceCell::new() };
+}
 
 #[event(fetch)]
 async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> Result<web_sys::Response> {
@@ -141,32 +149,61 @@ fn context<'a>(db: &'a D1Store, headers: &http::Headers, config: &Config) -> Ctx
     }
 }
 
-/// The core's response as the runtime's: status and headers in one `ResponseInit`, the body as
-/// one string.
+/// The core's response as the runtime's: status and headers in one `ResponseInit` (the
+/// isolate's own for a 200 JSON reply), the body copied once as bytes. A string body would be
+/// decoded from UTF-8 here and encoded again by `Response`.
 fn respond(response: http::Response) -> Result<web_sys::Response> {
-    let init = web_sys::ResponseInit::new();
-    init.set_status(response.status);
-    init.set_headers_headers(&response_headers(&response)?);
-    Ok(web_sys::Response::new_with_opt_str_and_init(
-        Some(&response.body),
+    log_diagnostic(&response);
+    let json_ok = response.status == 200
+        && matches!(response.headers.as_slice(), [("content-type", v)] if v == "application/json");
+    let init = if json_ok {
+        json_ok_init()?
+    } else {
+        let init = web_sys::ResponseInit::new();
+        init.set_status(response.status);
+        init.set_headers_headers(&response_headers(&response)?);
+        init
+    };
+    let body = Uint8Array::from(response.body.as_bytes());
+    Ok(web_sys::Response::new_with_opt_buffer_source_and_init(
+        Some(&body),
         &init,
     )?)
+}
+
+fn json_ok_init() -> Result<web_sys::ResponseInit> {
+    JSON_OK.with(|cell| {
+        if let Some(init) = cell.get() {
+            return Ok(init.clone());
+        }
+        let init = web_sys::ResponseInit::new();
+        init.set_status(200);
+        let headers = web_sys::Headers::new()?;
+        headers.set("content-type", "application/json")?;
+        init.set_headers_headers(&headers);
+        Ok(cell.get_or_init(|| init).clone())
+    })
 }
 
 /// The core's response as workers-rs's, for the Durable Object's handlers: a fixed body, so the
 /// reply keeps its Content-Length on its way back through the Worker.
 pub(crate) fn into_worker(response: http::Response) -> Result<Response> {
+    log_diagnostic(&response);
     let headers = worker::Headers(response_headers(&response)?);
     Ok(Response::from_bytes(response.body.into_bytes())?
         .with_status(response.status)
         .with_headers(headers))
 }
 
-/// A response's headers for the runtime, its diagnostic to the log.
-fn response_headers(response: &http::Response) -> Result<web_sys::Headers> {
+/// A response's diagnostic, for the operator's log.
+fn log_diagnostic(response: &http::Response) {
     if let Some(diagnostic) = &response.diagnostic {
         console_error!("handoff-mcp: {diagnostic}");
     }
+}
+
+/// A response's headers for the runtime.
+fn response_headers(response: &http::Response) -> Result<web_sys::Headers> {
     let headers = web_sys::Headers::new()?;
     for (name, value) in &response.headers {
         headers.set(name, value)?;
