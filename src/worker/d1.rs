@@ -14,7 +14,8 @@ use worker::D1Database;
 
 use crate::store::{LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 
-pub struct D1Store(pub D1Database);
+/// The isolate's D1 binding (`worker::database` looks it up once).
+pub struct D1Store(pub &'static D1Database);
 
 /// A failure inside D1 or its binding, as text for the operator's log: the error's message and,
 /// for D1's own errors, their cause.

@@ -30,6 +30,9 @@ static SAID_NO_TOKEN: AtomicBool = AtomicBool::new(false);
 /// The configuration, read from the env once per isolate: vars and secrets are fixed for the
 /// life of an isolate (a new deployment, or a changed var or secret, starts new isolates).
 static CONFIG: OnceLock<Config> = OnceLock::new();
+/// The D1 binding, looked up once per isolate like the config: a lookup is a property read and
+/// two checks of the binding's constructor name, every one a crossing into JavaScript.
+static D1: OnceLock<worker::D1Database> = OnceLock::new();
 
 thread_local! {
     /// The init of the reply nearly every request gets (200, `content-type: application/json`),
@@ -119,7 +122,14 @@ fn config(env: &Env) -> &'static Config {
 
 /// The D1 store, with the schema ensured once per isolate.
 async fn database(env: &Env) -> Result<D1Store> {
-    let db = D1Store(env.d1(D1_BINDING)?);
+    let binding = match D1.get() {
+        Some(binding) => binding,
+        None => {
+            let binding = env.d1(D1_BINDING)?;
+            D1.get_or_init(|| binding)
+        }
+    };
+    let db = D1Store(binding);
     if !SCHEMA_READY.load(Ordering::Relaxed) {
         match store::ensure_schema(&db).await {
             Ok(_) => SCHEMA_READY.store(true, Ordering::Relaxed),
