@@ -7,15 +7,29 @@
 //! `D1Result::results` does) made several per column of every row. BENCHMARKS.md has the
 //! profile that measured it.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use wasm_bindgen::{JsCast, JsValue};
 use worker::js_sys::{futures::JsFuture, Array, JsString, JSON};
-use worker::worker_sys::types::{D1Database as D1DatabaseSys, D1Result as D1ResultSys};
+use worker::worker_sys::types::{
+    D1Database as D1DatabaseSys, D1PreparedStatement, D1Result as D1ResultSys,
+};
 use worker::D1Database;
 
 use crate::store::{LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 
 /// The isolate's D1 binding (`worker::database` looks it up once).
 pub struct D1Store(pub &'static D1Database);
+
+thread_local! {
+    /// Every statement prepared once per isolate, by the address of its SQL (all of it is
+    /// `'static`): preparing hands the SQL text to JavaScript, hundreds of bytes to decode each
+    /// time, while `bind` returns a new statement and leaves the prepared one as it was. Sound
+    /// because the binding they came from is the isolate's one.
+    static PREPARED: RefCell<HashMap<(usize, usize), D1PreparedStatement>> =
+        RefCell::new(HashMap::new());
+}
 
 /// A failure inside D1 or its binding, as text for the operator's log: the error's message and,
 /// for D1's own errors, their cause.
@@ -44,6 +58,17 @@ impl D1Store {
         self.0.as_ref().unchecked_ref()
     }
 
+    /// The isolate's prepared statement for `sql`, prepared on first use.
+    fn prepared(&self, sql: &'static str) -> Result<D1PreparedStatement, StoreError> {
+        let key = (sql.as_ptr() as usize, sql.len());
+        if let Some(statement) = PREPARED.with_borrow(|cache| cache.get(&key).cloned()) {
+            return Ok(statement);
+        }
+        let statement = self.sys().prepare(sql).map_err(backend)?;
+        PREPARED.with_borrow_mut(|cache| cache.insert(key, statement.clone()));
+        Ok(statement)
+    }
+
     async fn run(&self, stmts: Vec<Stmt>) -> Rows {
         let mut prepared = Vec::with_capacity(stmts.len());
         for stmt in &stmts {
@@ -56,8 +81,7 @@ impl D1Store {
                     Value::Null => JsValue::null(),
                 })
                 .collect();
-            let statement = self.sys().prepare(stmt.sql).map_err(backend)?;
-            prepared.push(statement.bind(params).map_err(backend)?);
+            prepared.push(self.prepared(stmt.sql)?.bind(params).map_err(backend)?);
         }
         // One statement needs no batch wrapper; either way it is one round trip.
         if let [only] = prepared.as_slice() {
