@@ -101,6 +101,10 @@ fn inspector(pgid: i32) -> Result<(u16, Vec<cdp::Target>), String> {
 struct Frame {
     name: String,
     url: String,
+    /// Where the function starts, for naming the glue's anonymous functions (`glue_names`).
+    script: String,
+    line: u64,
+    column: u64,
     parent: Option<usize>,
 }
 
@@ -141,13 +145,16 @@ impl Profile {
             .collect();
         let mut frames: Vec<Frame> = nodes
             .iter()
-            .map(|n| Frame {
-                name: short_name(n["callFrame"]["functionName"].as_str().unwrap_or_default()),
-                url: n["callFrame"]["url"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
-                parent: None,
+            .map(|n| {
+                let frame = &n["callFrame"];
+                Frame {
+                    name: short_name(frame["functionName"].as_str().unwrap_or_default()),
+                    url: frame["url"].as_str().unwrap_or_default().to_owned(),
+                    script: frame["scriptId"].as_str().unwrap_or_default().to_owned(),
+                    line: frame["lineNumber"].as_u64().unwrap_or_default(),
+                    column: frame["columnNumber"].as_u64().unwrap_or_default(),
+                    parent: None,
+                }
             })
             .collect();
         for (i, n) in nodes.iter().enumerate() {
@@ -517,7 +524,8 @@ fn measure(opts: &Options) -> Result<String, String> {
             );
         }
     }
-    Ok(report(opts, &kinds, &counts))
+    let glue = glue_names(&mut inspectors[0], &counts[1].by_function);
+    Ok(report(opts, &kinds, &counts, &glue))
 }
 
 fn save(dir: &Path, kind: &str, isolate: &str, profile: &Json) -> Result<(), String> {
@@ -533,6 +541,90 @@ fn save(dir: &Path, kind: &str, isolate: &str, profile: &Json) -> Result<(), Str
         .collect();
     let path = dir.join(format!("{name}.cpuprofile"));
     fs::write(&path, profile.to_string()).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// How `add` names a function without a name, with its position for `glue_names`.
+const ANONYMOUS: &str = "(anonymous)";
+
+/// Names for the anonymous functions in the top-functions table: wasm-bindgen's imports are
+/// anonymous functions in an object (`__wbg_method_…: function(…)`), so the source text before
+/// each one's position names it. Reads the scripts through the Worker's inspector session, with
+/// the debugger on only for that, after every measurement.
+fn glue_names(ins: &mut Inspector, functions: &HashMap<String, f64>) -> HashMap<String, String> {
+    let Some((_, session)) = ins
+        .sessions
+        .iter_mut()
+        .find(|(id, _)| id.starts_with("core:user:"))
+    else {
+        return HashMap::new();
+    };
+    if session.call("Debugger.enable", json!({})).is_err() {
+        return HashMap::new();
+    }
+    let mut sources: HashMap<String, Option<String>> = HashMap::new();
+    let mut names = HashMap::new();
+    for key in functions.keys() {
+        let Some(position) = key.strip_prefix(ANONYMOUS) else {
+            continue;
+        };
+        let Some((script, line, column)) = position.rsplit(' ').next().and_then(|p| {
+            let mut parts = p.split(':');
+            Some((
+                parts.next()?,
+                parts.next()?.parse::<usize>().ok()?,
+                parts.next()?.parse::<usize>().ok()?,
+            ))
+        }) else {
+            continue;
+        };
+        let source = sources.entry(script.to_owned()).or_insert_with(|| {
+            session
+                .call("Debugger.getScriptSource", json!({ "scriptId": script }))
+                .ok()
+                .and_then(|r| r["scriptSource"].as_str().map(str::to_owned))
+        });
+        let before = source
+            .as_deref()
+            .and_then(|s| s.lines().nth(line))
+            .and_then(|l| l.get(..column.min(l.len())));
+        let Some(before) = before else { continue };
+        let name = match import_name(before) {
+            Some(name) => format!("glue `{name}`"),
+            // Any other anonymous function by the code just before it.
+            None => {
+                let tail: String = before
+                    .trim()
+                    .chars()
+                    .rev()
+                    .take(48)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                let url = position.trim().rsplit_once(' ').map_or("", |(url, _)| url);
+                format!("(anonymous) in {url} after `…{}`", tail.replace('`', "'"))
+            }
+        };
+        names.insert(key.clone(), name);
+    }
+    let _ = session.call("Debugger.disable", json!({}));
+    names
+}
+
+/// The wasm-bindgen import whose `name: function(` ends `before`, if any. V8 places a function
+/// at its `function` keyword or at its parameters, and wrangler's bundler wraps each one as
+/// `name: /* @__PURE__ */ __name(function`, so all of those endings count.
+fn import_name(before: &str) -> Option<&str> {
+    let mut head = before.trim_end();
+    for wrapper in ["function", "__name(", "/* @__PURE__ */"] {
+        head = head.strip_suffix(wrapper).map_or(head, str::trim_end);
+    }
+    let head = head.strip_suffix(':')?;
+    let start = head
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+        .map_or(0, |i| i + 1);
+    let name = &head[start..];
+    (name.starts_with("__wbg") || name.starts_with("__wbindgen")).then_some(name)
 }
 
 /// Adds one isolate's profile to a target's counts, each sample standing for `w` µs. Idle
@@ -551,7 +643,10 @@ fn add(c: &mut Counts, isolate: &str, profile: &Profile, w: f64) {
             *c.by_operation.entry(operation(&stack)).or_default() += w;
             *c.by_leaf.entry(leaf_kind(frame)).or_default() += w;
             let name = if frame.name.is_empty() {
-                format!("(anonymous) {}", frame.url)
+                format!(
+                    "{ANONYMOUS} {} {}:{}:{}",
+                    frame.url, frame.script, frame.line, frame.column
+                )
             } else {
                 frame.name.clone()
             };
@@ -594,7 +689,12 @@ impl Counts {
 /// The row of operations that no rule matched.
 const OTHER: &str = "other JS (floor's own handler, runtime builtins)";
 
-fn report(opts: &Options, kinds: &[Kind], counts: &[Counts]) -> String {
+fn report(
+    opts: &Options,
+    kinds: &[Kind],
+    counts: &[Counts],
+    glue: &HashMap<String, String>,
+) -> String {
     let floor = &counts[0];
     let labels: Vec<String> = kinds.iter().map(|k| label(opts, *k)).collect();
     // This tree's tools, and each one's earlier build when there is one.
@@ -756,7 +856,17 @@ fn report(opts: &Options, kinds: &[Kind], counts: &[Counts]) -> String {
     }
 
     let state = &counts[1];
-    let mut top: Vec<(&String, &f64)> = state.by_function.iter().collect();
+    // Anonymous functions by their glue name where it is known, each position apart otherwise.
+    let mut named: HashMap<String, f64> = HashMap::new();
+    for (key, us) in &state.by_function {
+        let name = match (glue.get(key), key.strip_prefix(ANONYMOUS)) {
+            (Some(name), _) => name.clone(),
+            (None, Some(position)) => format!("{ANONYMOUS} {}", position.trim()),
+            (None, None) => format!("`{}`", key.replace('|', "\\|")),
+        };
+        *named.entry(name).or_default() += us;
+    }
+    let mut top: Vec<(&String, &f64)> = named.iter().collect();
     top.sort_by(|a, b| b.1.total_cmp(a.1));
     let mut functions = Table::new(&[
         "function (get_state, Worker isolate, self time)",
@@ -764,15 +874,15 @@ fn report(opts: &Options, kinds: &[Kind], counts: &[Counts]) -> String {
         "share",
     ]);
     let total = state.by_function.values().sum::<f64>();
-    for (name, us) in top.into_iter().take(25) {
+    for (name, us) in top.into_iter().take(30) {
         functions.row(vec![
-            format!("`{}`", name.replace('|', "\\|")),
+            name.clone(),
             format!("{:.1}", state.per_request(*us)),
             format!("{:.1} %", 100.0 * us / total),
         ]);
     }
     out.push_str(&format!(
-        "\nThe 25 functions with the most self time in get_state's Worker isolate:\n\n{}",
+        "\nThe 30 functions with the most self time in get_state's Worker isolate:\n\n{}",
         functions.render()
     ));
     out
@@ -781,6 +891,24 @@ fn report(opts: &Options, kinds: &[Kind], counts: &[Counts]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn glue_imports_are_named_by_their_key() {
+        assert_eq!(
+            import_name("  __wbg_method_6d02ee0808a7de31: function"),
+            Some("__wbg_method_6d02ee0808a7de31")
+        );
+        assert_eq!(
+            import_name("x, __wbindgen_throw:function"),
+            Some("__wbindgen_throw")
+        );
+        assert_eq!(import_name("__wbg_url_7b: "), Some("__wbg_url_7b"));
+        assert_eq!(
+            import_name("\"), __wbg_join_d6: /* @__PURE__ */ __name(function"),
+            Some("__wbg_join_d6")
+        );
+        assert_eq!(import_name("let f = function"), None);
+    }
 
     #[test]
     fn rust_hashes_are_dropped() {
@@ -797,6 +925,9 @@ mod tests {
         let f = |name: &str, url: &str| Frame {
             name: name.into(),
             url: url.into(),
+            script: String::new(),
+            line: 0,
+            column: 0,
             parent: None,
         };
         let glue = f("__wbg_get_1", "index.js");
