@@ -53,42 +53,40 @@ start_dev() {
   started+=("$dev_pid")
 }
 
-# wait_up URL PID LOG [METHOD]: polls (at most 4 minutes: the first start builds the Worker) until
-# URL answers 2xx; on failure prints the log and stops the run.
+# wait_up URL PID LOG: polls (at most 4 minutes: the first start builds the Worker) until URL
+# answers 2xx; on failure prints the log and stops the run.
 wait_up() {
-  local method=${4:-GET}
   for _ in $(seq 1 480); do
-    curl -fsS -X "$method" "$1" >/dev/null 2>&1 && return 0
+    curl -fsS "$1" >/dev/null 2>&1 && return 0
     kill -0 "$2" 2>/dev/null || { cat "$3" >&2; echo "wrangler dev exited early" >&2; exit 1; }
     sleep 0.5
   done
-  curl -fsS -X "$method" "$1" >/dev/null 2>&1 || { cat "$3" >&2; echo "wrangler dev did not come up" >&2; exit 1; }
+  curl -fsS "$1" >/dev/null 2>&1 || { cat "$3" >&2; echo "wrangler dev did not come up" >&2; exit 1; }
 }
 
-# parse_against REV: the short commit of REV into against_rev, or a usage error.
-parse_against() {
-  against_rev=$(git -C "$root" rev-parse --short "$1^{commit}" 2>/dev/null) || { echo "no commit $1" >&2; exit 2; }
+# short_rev REV: the short commit of REV, or a usage error.
+short_rev() {
+  git -C "$root" rev-parse --short "$1^{commit}" 2>/dev/null || { echo "no commit $1" >&2; exit 2; }
 }
 
-# start_before TOKEN PORT INSPECTOR [--this-build]: REV's tree (against_rev), snapshotted and
-# served by its own `wrangler dev` with its own target folder, so its build cannot overwrite this
-# tree's artifacts. --this-build builds it with this tree's scripts/build (scripts/profile needs
-# HANDOFF_KEEP_NAMES, which older commits lack). Sets before_pid and before_flags (the bench's
-# --before-* flags). Environment assignments before the call reach its build, as for start_dev.
-start_before() {
-  local token=$1 port=$2 inspector=$3 before_tree="$bench_dir/before-tree"
-  snapshot_commit "$against_rev" "$before_tree"
-  if [[ "${4:-}" == --this-build ]]; then
-    cp "$root/scripts/build" "$before_tree/scripts/build"
+# serve_rev NAME REV TOKEN PORT INSPECTOR [--this-build]: REV's tree, snapshotted into
+# target/bench-worker/NAME-tree and served by its own `wrangler dev` with its own target folder
+# (NAME-target), so its build cannot overwrite another tree's artifacts; its database in
+# $work/NAME-state, its log in $work/NAME.log. --this-build builds it with this tree's
+# scripts/build (scripts/profile needs HANDOFF_KEEP_NAMES, which older commits lack).
+# Environment assignments before the call reach its build, as for start_dev. Sets rev_pid.
+serve_rev() {
+  local name=$1 rev=$2 token=$3 port=$4 inspector=$5 dir="$bench_dir/$1-tree"
+  snapshot_commit "$rev" "$dir"
+  if [[ "${6:-}" == --this-build ]]; then
+    cp "$root/scripts/build" "$dir/scripts/build"
   fi
-  (cd "$before_tree" && "$WRANGLER" d1 migrations apply DB --local --persist-to "$work/before-state" >/dev/null)
-  CARGO_TARGET_DIR="$bench_dir/before-target" start_dev "$before_tree" "$work/before.log" \
-    --port "$port" --inspector-port "$inspector" --persist-to "$work/before-state" \
+  (cd "$dir" && "$WRANGLER" d1 migrations apply DB --local --persist-to "$work/$name-state" >/dev/null)
+  CARGO_TARGET_DIR="$bench_dir/$name-target" start_dev "$dir" "$work/$name.log" \
+    --port "$port" --inspector-port "$inspector" --persist-to "$work/$name-state" \
     --var "AUTH_TOKEN:$token"
-  before_pid=$dev_pid
-  wait_up "http://127.0.0.1:$port/healthz" "$before_pid" "$work/before.log"
-  before_flags=(--before-base "http://127.0.0.1:$port/$token" --before-pgid "$before_pid"
-    --before-label "$against_rev")
+  rev_pid=$dev_pid
+  wait_up "http://127.0.0.1:$port/healthz" "$rev_pid" "$work/$name.log"
 }
 
 # stop PID: the whole process group of a `wrangler dev` started by start_dev.
@@ -96,6 +94,17 @@ stop() {
   if [[ -n "${1:-}" ]]; then
     kill -- "-$1" 2>/dev/null || true
     wait "$1" 2>/dev/null || true
+  fi
+}
+
+# keep_logs STATUS: after a failed run, the wrangler dev logs go to target/bench-worker/logs/,
+# where the next run can read why (the scratch folder is removed on exit).
+keep_logs() {
+  if [[ $1 -ne 0 ]] && compgen -G "$work/*.log" >/dev/null; then
+    rm -rf "$bench_dir/logs"
+    mkdir -p "$bench_dir/logs"
+    cp "$work"/*.log "$bench_dir/logs/"
+    echo "the wrangler dev logs are in target/bench-worker/logs/" >&2
   fi
 }
 

@@ -342,6 +342,28 @@ fn settle(limit: Duration) -> Duration {
     start.elapsed()
 }
 
+/// Untimed requests at c=1 after the warm-up at c=16, so each c=1 connection is warm too.
+pub const WARM_C1: usize = 50;
+
+/// Sends `requests` untimed requests at c=16, then `WARM_C1` at c=1. V8 runs the Worker's wasm
+/// first in its baseline compiler and recompiles each function with TurboFan once it has run
+/// enough; measured with `perf`, get_state still paid compiles and baseline code after a few
+/// hundred requests and none after a few thousand. A long-lived production isolate is past
+/// that, so the figures are taken past it too.
+pub fn warm_up(
+    opts: &Options,
+    kind: Kind,
+    project: &str,
+    requests: usize,
+    sampler: &Sampler,
+) -> Result<(), String> {
+    prepare(opts, kind, project)?;
+    let target = Target::build(opts, kind, project);
+    run_phase(&target, 16, requests, opts.cap, sampler)?;
+    run_phase(&target, 1, WARM_C1.min(requests), opts.cap, sampler)?;
+    Ok(())
+}
+
 /// Calls a tool once outside any measurement and returns the reply.
 fn call(base: &str, req: workload::Request) -> Result<String, String> {
     let target = Target::mcp(base, req);
@@ -500,15 +522,11 @@ fn measure(opts: &Options) -> Result<String, String> {
     let kinds = opts.kinds();
 
     eprintln!(
-        "[bench] warm-up: {} requests per target and concurrency",
+        "[bench] warm-up: {} requests per target at c=16, then {WARM_C1} at c=1",
         opts.warmup
     );
     for &kind in &kinds {
-        prepare(opts, kind, "bench-add-warm")?;
-        let target = Target::build(opts, kind, "bench-add-warm");
-        for c in CONCURRENCY {
-            run_phase(&target, c, opts.warmup, opts.cap, &sampler)?;
-        }
+        warm_up(opts, kind, "bench-add-warm", opts.warmup, &sampler)?;
     }
 
     let mut results = Results {
@@ -563,7 +581,8 @@ fn report(opts: &Options, results: &Results, waited: Duration) -> String {
         "HTTP against `wrangler dev` (`bench http`): at concurrency 1, then at 16, {} rounds; \
          a round is one phase per target back to back, in an order that rotates by round. A \
          phase is {} requests at c=1 and {} at c=16 (time cap {} s), after {} untimed warm-up \
-         requests per target and concurrency; before each round the bench waited up to {} s for \
+         requests per target at c=16 and {WARM_C1} at c=1 (until V8 has compiled the Worker's \
+         hot wasm with TurboFan, as in a long-lived isolate); before each round the bench waited up to {} s for \
          the machine to go quiet ({} s in all). req/s is pooled over the rounds, p50/p99 over \
          every request. Every other figure is taken per round and shown as the median over the \
          rounds with the lowest and highest round beside it: a ratio or a difference compares \

@@ -8,6 +8,7 @@ mod coldstart;
 mod cpu;
 mod load;
 mod native;
+mod perf;
 mod profile;
 mod sqlite;
 mod stats;
@@ -28,7 +29,7 @@ const USAGE: &str = "usage:
   bench profile --base http://127.0.0.1:PORT/TOKEN --floor http://127.0.0.1:PORT \\
              --handoff-pgid PGID --floor-pgid PGID \\
              [--before-base http://127.0.0.1:PORT/TOKEN --before-pgid PGID --before-label REV] \\
-             [--rounds N] [--requests N] [--warmup N] [--interval-us N] [--out DIR]
+             [--rounds N] [--requests N] [--warmup N] [--interval-us N] [--perf-rounds N] [--out DIR]
   bench coldstart --wrangler PATH --variants NAME=DIR,NAME=DIR,... --work DIR \\
              [--starts N] [--warm N]";
 
@@ -160,7 +161,7 @@ fn run(args: &[String]) -> Result<String, Failure> {
                     flags.number("requests-c1", 100)?.max(1),
                     flags.number("requests-c16", 400)?.max(1),
                 ],
-                warmup: flags.number("warmup", 100)?.max(1),
+                warmup: flags.number("warmup", 2_000)?.max(1),
                 cap: Duration::from_secs(flags.number("cap-secs", 30)?.max(1)),
                 settle: Duration::from_secs(flags.number("settle-secs", 5)?),
             };
@@ -176,6 +177,7 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 "requests",
                 "warmup",
                 "interval-us",
+                "perf-rounds",
                 "out",
                 "before-base",
                 "before-pgid",
@@ -190,8 +192,9 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 // machine falls on both sides alike.
                 rounds: flags.number("rounds", 10)?.max(1),
                 requests: flags.number("requests", 150)?.max(1),
-                warmup: flags.number("warmup", 100)?.max(1),
+                warmup: flags.number("warmup", 2_000)?.max(1),
                 interval_us: flags.number("interval-us", 100)?.max(10),
+                perf_rounds: flags.number("perf-rounds", 4)?,
                 out: PathBuf::from(flags.text("out").unwrap_or("target/profile")),
                 before: flags.before()?,
             };

@@ -14,6 +14,7 @@ use serde_json::{json, Value as Json};
 use crate::cdp::{self, Session};
 use crate::cpu::{self, Sampler};
 use crate::load::{self, Kind, Server, Target, Work};
+use crate::perf;
 use crate::stats::{median, spread_signed, Table};
 
 pub struct Options {
@@ -28,6 +29,8 @@ pub struct Options {
     pub warmup: usize,
     /// The sampling interval asked of V8.
     pub interval_us: u64,
+    /// Rounds of the whole-process `perf` phases (none without `perf`, or when 0).
+    pub perf_rounds: usize,
     /// Where the raw profiles of the last round go.
     pub out: PathBuf,
     /// An earlier build, profiled in the same rounds.
@@ -473,9 +476,13 @@ fn measure(opts: &Options) -> Result<String, String> {
         .filter(|k| k.work != Work::Healthz)
         .collect();
     for &kind in &kinds {
-        load::prepare(&load_opts, kind, "bench-profile-warm")?;
-        let target = Target::build(&load_opts, kind, "bench-profile-warm");
-        load::run_phase(&target, 1, opts.warmup, load_opts.cap, &sampler)?;
+        load::warm_up(
+            &load_opts,
+            kind,
+            "bench-profile-warm",
+            opts.warmup,
+            &sampler,
+        )?;
     }
     fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
     let mut counts: Vec<Counts> = kinds.iter().map(|_| Counts::default()).collect();
@@ -525,7 +532,17 @@ fn measure(opts: &Options) -> Result<String, String> {
         }
     }
     let glue = glue_names(&mut inspectors[0], &counts[1].by_function);
-    Ok(report(opts, &kinds, &counts, &glue))
+    let mut out = report(opts, &kinds, &counts, &glue);
+    if opts.perf_rounds > 0 {
+        if perf::available() {
+            out.push_str(&whole_process(opts, &load_opts, &kinds, &sampler)?);
+        } else {
+            out.push_str(
+                "\n`perf` is not available here, so the whole-process view is left out.\n",
+            );
+        }
+    }
+    Ok(out)
 }
 
 fn save(dir: &Path, kind: &str, isolate: &str, profile: &Json) -> Result<(), String> {
@@ -541,6 +558,109 @@ fn save(dir: &Path, kind: &str, isolate: &str, profile: &Json) -> Result<(), Str
         .collect();
     let path = dir.join(format!("{name}.cpuprofile"));
     fs::write(&path, profile.to_string()).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The runtime workerd of each target under `perf`, no V8 profiler attached: every component of
+/// the process's CPU per request, the C++ outside any isolate included.
+fn whole_process(
+    opts: &Options,
+    load_opts: &load::Options,
+    kinds: &[Kind],
+    sampler: &Sampler,
+) -> Result<String, String> {
+    let mut samples: Vec<perf::Samples> = kinds.iter().map(|_| perf::Samples::default()).collect();
+    let mut requests = vec![0usize; kinds.len()];
+    let data = opts.out.join("perf.data");
+    for round in 0..opts.perf_rounds {
+        for k in 0..kinds.len() {
+            let ki = (k + round) % kinds.len();
+            let kind = kinds[ki];
+            let pgid = match kind.server {
+                Server::Handoff => opts.handoff_pgid,
+                Server::Floor => opts.floor_pgid,
+                Server::Before => opts.before.as_ref().map_or(0, |b| b.pgid),
+            };
+            let pid = cpu::runtime_pid(pgid).ok_or("no runtime workerd to record")?;
+            let project = format!("bench-perf-r{round}");
+            load::prepare(load_opts, kind, &project)?;
+            let target = Target::build(load_opts, kind, &project);
+            let recording = perf::Recording::start(pid, &data)?;
+            let phase = load::run_phase(&target, 1, opts.requests, load_opts.cap, sampler)?;
+            recording.stop()?;
+            requests[ki] += phase.done() + 1;
+            samples[ki].add(&perf::report(&data)?);
+            eprintln!("[profile] perf round {} {}", round + 1, label(opts, kind));
+        }
+    }
+    let _ = fs::remove_file(&data);
+    let us = |ki: usize, n: u64| n as f64 * perf::PERIOD_NS as f64 / 1000.0 / requests[ki] as f64;
+    let labels: Vec<String> = kinds.iter().map(|k| label(opts, *k)).collect();
+    let mut header = vec!["component (whole runtime process)".to_owned()];
+    header.extend(labels.iter().map(|l| format!("{l} µs/req")));
+    header.extend(labels[1..].iter().map(|l| format!("{l} − floor")));
+    let mut table = Table::new(&header.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut components: Vec<&'static str> = samples
+        .iter()
+        .flat_map(|s| s.by_component.keys().copied())
+        .collect();
+    components.sort();
+    components.dedup();
+    let value = |ki: usize, c: &str| us(ki, samples[ki].by_component.get(c).copied().unwrap_or(0));
+    let gap = |c: &str| value(1, c) - value(0, c);
+    components.sort_by(|a, b| gap(b).total_cmp(&gap(a)));
+    let total = |ki: usize| us(ki, samples[ki].by_component.values().sum());
+    let mut rows: Vec<(String, Vec<f64>)> = components
+        .iter()
+        .map(|c| {
+            (
+                (*c).to_owned(),
+                (0..kinds.len()).map(|ki| value(ki, c)).collect(),
+            )
+        })
+        .collect();
+    rows.push((
+        "all of it".to_owned(),
+        (0..kinds.len()).map(total).collect(),
+    ));
+    for (name, values) in rows {
+        let mut cells = vec![name];
+        cells.extend(values.iter().map(|v| format!("{v:.0}")));
+        cells.extend(values[1..].iter().map(|v| format!("{:+.0}", v - values[0])));
+        table.row(cells);
+    }
+    // The symbols behind get_state's gap, largest first.
+    let mut symbols: Vec<(&String, f64)> = samples[1]
+        .by_symbol
+        .keys()
+        .chain(samples[0].by_symbol.keys())
+        .map(|s| {
+            let of = |ki: usize| us(ki, samples[ki].by_symbol.get(s).copied().unwrap_or(0));
+            (s, of(1) - of(0))
+        })
+        .collect();
+    symbols.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    symbols.dedup_by(|a, b| a.0 == b.0);
+    let mut top = Table::new(&["symbol", "get_state − floor, µs/req"]);
+    for (symbol, d) in symbols.into_iter().take(30) {
+        let shown: String = symbol.chars().take(110).collect();
+        top.row(vec![
+            format!("`{}`", shown.replace('|', "\\|")),
+            format!("{d:+.1}"),
+        ]);
+    }
+    Ok(format!(
+        "\nThe whole runtime workerd under `perf record -e cpu-clock -c {}` (one sample per {} µs \
+         of CPU), no V8 profiler attached: {} rounds of {} requests per target, rotating. This \
+         view includes what V8's profiler cannot see (the C++ outside any isolate, and V8's own \
+         C++ runtime), but not which JavaScript or wasm function ran (JIT code has no \
+         symbols):\n\n{}\nThe 30 symbols that grow most from the floor to get_state:\n\n{}",
+        perf::PERIOD_NS,
+        perf::PERIOD_NS / 1000,
+        opts.perf_rounds,
+        opts.requests,
+        table.render(),
+        top.render()
+    ))
 }
 
 /// How `add` names a function without a name, with its position for `glue_names`.
