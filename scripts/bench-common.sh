@@ -7,6 +7,15 @@
 bench_dir="$root/target/bench-worker"
 started=()
 
+# One of scripts/bench, profile and coldstart at a time: they share the snapshots below, and a
+# second run would replace a tree under the first one's running `wrangler dev`.
+mkdir -p "$bench_dir"
+exec 9>"$bench_dir/lock"
+if ! flock -n 9; then
+  echo "another scripts/bench, scripts/profile or scripts/coldstart is running (target/bench-worker/lock)" >&2
+  exit 1
+fi
+
 step() { printf '\n=== [%3d s] %s\n' "$(($(date +%s) - began))" "$*" >&2; }
 
 # snapshot_worktree DEST: the working tree's tracked and untracked files (not ignored ones), so a
@@ -20,11 +29,14 @@ snapshot_worktree() {
   done | tar --null -T - -cf -) | tar -xf - -C "$1"
 }
 
-# snapshot_commit REV DEST: the tree of a commit, for the "before" side of a comparison.
+# snapshot_commit REV DEST: the tree of a commit, for one side of a comparison. Every file is
+# touched: git archive dates them at the commit, and cargo, which compares modification times,
+# would take an earlier build in the same target folder for this commit's.
 snapshot_commit() {
   rm -rf "$2"
   mkdir -p "$2"
   git -C "$root" archive "$1" | tar -xf - -C "$2"
+  find "$2" -exec touch {} +
 }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
