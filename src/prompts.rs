@@ -1,12 +1,15 @@
 //! Prompts: `resume`, which opens a new chat on a project with its state and the fixed
-//! instruction. Argument rules and the bodies; refusals are `Error`s for dispatch to reply with.
+//! instruction, for a project the caller's scope reaches. Argument rules and the bodies;
+//! refusals are `Error`s for dispatch to reply with.
 
 use serde_json::{json, Value as Json};
 
+use crate::context::Scope;
 use crate::error::Error;
 use crate::model::{self, PROJECT_ID_MAX};
 use crate::render;
 use crate::store::{self, Sql};
+use crate::tools;
 
 pub const RESUME: &str = "resume";
 
@@ -24,7 +27,12 @@ pub fn list() -> Json {
 }
 
 /// prompts/get: the resume message for a project.
-pub async fn get(db: &dyn Sql, name: &str, arguments: Option<&Json>) -> Result<Json, Error> {
+pub async fn get(
+    db: &dyn Sql,
+    scope: &Scope,
+    name: &str,
+    arguments: Option<&Json>,
+) -> Result<Json, Error> {
     if name != RESUME {
         let name: String = name.chars().take(64).collect();
         return Err(Error::InvalidParams(format!(
@@ -39,6 +47,9 @@ pub async fn get(db: &dyn Sql, name: &str, arguments: Option<&Json>) -> Result<J
         return Err(Error::InvalidParams(format!(
             "project_id must be 1-{PROJECT_ID_MAX} characters of ASCII letters, digits, '-', '_' or '.', starting with a letter or digit"
         )));
+    }
+    if !scope.may_read(project_id) {
+        return Err(Error::InvalidParams(tools::out_of_reach(scope, project_id)));
     }
     let state = store::load_state(db, project_id).await?.ok_or_else(|| {
         Error::InvalidParams(format!(

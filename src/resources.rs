@@ -1,9 +1,12 @@
 //! Resources: each project's state, readable as `handoff://projects/{project_id}/state`.
-//! URI parsing, the template and the list/read bodies. Refusals are `Error`s for dispatch to
-//! reply with; no wire envelope and no SQL here.
+//! URI parsing, the template and the list/read bodies, within the caller's scope: a scoped
+//! token lists its one project, and any other project reads as not found, exactly like one that
+//! does not exist. Refusals are `Error`s for dispatch to reply with; no wire envelope and no SQL
+//! here.
 
 use serde_json::{json, Value as Json};
 
+use crate::context::Scope;
 use crate::error::Error;
 use crate::model;
 use crate::render;
@@ -35,12 +38,13 @@ pub fn templates() -> Json {
     }]})
 }
 
-/// One page of known projects, after `cursor` (the last id of the previous page).
-pub async fn list(db: &dyn Sql, cursor: Option<&str>) -> Result<Json, Error> {
+/// One page of the known projects the scope reaches, after `cursor` (the last id of the
+/// previous page).
+pub async fn list(db: &dyn Sql, scope: &Scope, cursor: Option<&str>) -> Result<Json, Error> {
     if cursor.is_some_and(|c| !model::is_project_id(c)) {
         return Err(Error::InvalidParams("Invalid cursor".into()));
     }
-    let mut ids = store::project_ids(db, cursor, PAGE + 1).await?;
+    let mut ids = store::project_ids(db, cursor, PAGE + 1, scope.project()).await?;
     let next = (ids.len() > PAGE).then(|| {
         ids.truncate(PAGE);
         ids.last().cloned().unwrap_or_default()
@@ -66,11 +70,13 @@ pub async fn list(db: &dyn Sql, cursor: Option<&str>) -> Result<Json, Error> {
 /// The state of the project a URI names: get_state's two texts, the contract and the reference
 /// block, as one text separated by a blank line (one content item per resource, as clients
 /// expect).
-pub async fn read(db: &dyn Sql, uri: &str) -> Result<Json, Error> {
+pub async fn read(db: &dyn Sql, scope: &Scope, uri: &str) -> Result<Json, Error> {
     let not_found = || Error::ResourceNotFound {
         uri: uri.to_owned(),
     };
-    let project_id = project_of(uri).ok_or_else(not_found)?;
+    let project_id = project_of(uri)
+        .filter(|id| scope.may_read(id))
+        .ok_or_else(not_found)?;
     let state = store::load_state(db, project_id)
         .await?
         .ok_or_else(not_found)?;

@@ -6,7 +6,7 @@ use rusqlite::types::{Value as SqlValue, ValueRef};
 use serde_json::{json, Map, Value as Json};
 
 use crate::config::Config;
-use crate::context::Ctx;
+use crate::context::{Caller, Ctx};
 use crate::http::{self, Headers, Plan, Response};
 use crate::store::{LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value, MIGRATIONS};
 
@@ -86,26 +86,36 @@ impl Sql for Sqlite {
     }
 }
 
-/// Serves one request to the token's `/mcp` path as the Worker does (plan, then body), for the
-/// native tests, the bench and the fuzz target.
+/// Serves one request to an MCP path (`/<token>/mcp`, `/mcp` with an Authorization header) as
+/// the Worker does: plan, then the body, with the scope the plan found in place of `ctx`'s.
+/// For the native tests, the bench and the fuzz target.
 pub fn serve_mcp(
     config: &Config,
     method: &str,
+    path: &str,
     headers: &Headers,
     body: &[u8],
     ctx: &Ctx<'_>,
 ) -> Response {
-    let path = format!("/{}/mcp", config.token.as_deref().unwrap_or_default());
     let req = http::Request {
         method,
-        path: &path,
+        path,
         query: None,
         headers,
     };
     match http::plan(&req, config) {
         Plan::Respond(response) => response,
-        Plan::Mcp => block_on(http::serve_mcp(headers, body, ctx)),
-        other => panic!("/mcp planned as {other:?}"),
+        Plan::Mcp { scope } => {
+            let ctx = Ctx {
+                caller: Caller {
+                    scope,
+                    ..ctx.caller.clone()
+                },
+                ..*ctx
+            };
+            block_on(http::serve_mcp(headers, body, &ctx))
+        }
+        other => panic!("{path} planned as {other:?}"),
     }
 }
 

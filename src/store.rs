@@ -118,8 +118,12 @@ const UPSERT_FOCUS: &str = "INSERT INTO focus (project_id, statement, why) \
 const INSERT_TASK: &str = "INSERT INTO task (id, project_id, body, kind, demoted, status) \
      SELECT ?1, ?2, ?3, ?4, ?5, 'open' WHERE EXISTS (SELECT 1 FROM project WHERE id = ?2) \
      RETURNING id";
-const TASK_BY_ID: &str = "SELECT project_id, kind, status FROM task WHERE id = ?1";
-const COMPLETE_TASK: &str = "UPDATE task SET status = 'done' WHERE id = ?1 AND status <> 'done'";
+/// `?2` is the one project a scoped caller reaches, or NULL for all: a task of another project
+/// is then not found, in the same statement that would change it.
+const TASK_BY_ID: &str = "SELECT project_id, kind, status FROM task \
+     WHERE id = ?1 AND (?2 IS NULL OR project_id = ?2)";
+const COMPLETE_TASK: &str = "UPDATE task SET status = 'done' \
+     WHERE id = ?1 AND status <> 'done' AND (?2 IS NULL OR project_id = ?2)";
 /// Everything get_state shows, in one statement: part 0 is the project, part 1 its focus, part 2
 /// its open deferred tasks in insertion order. The task arm matches the partial index
 /// `task_open_deferred` term for term, so SQLite reads only open deferred rows.
@@ -134,11 +138,14 @@ ORDER BY part, seq";
 const LOAD_ANCHOR: &str =
     "SELECT p.north_star AS north_star, f.statement AS statement, f.why AS why \
      FROM project p LEFT JOIN focus f ON f.project_id = p.id WHERE p.id = ?1";
-/// The same for the project a task belongs to (complete_task names only the task).
+/// The same for the project a task belongs to (complete_task names only the task), within the
+/// caller's project (`?2`, NULL for all).
 const LOAD_ANCHOR_OF_TASK: &str = "SELECT p.north_star AS north_star, f.statement AS statement, \
      f.why AS why FROM project p LEFT JOIN focus f ON f.project_id = p.id \
-     WHERE p.id = (SELECT project_id FROM task WHERE id = ?1)";
-const PROJECT_IDS: &str = "SELECT id FROM project WHERE id > ?1 ORDER BY id LIMIT ?2";
+     WHERE p.id = (SELECT project_id FROM task WHERE id = ?1 AND (?2 IS NULL OR project_id = ?2))";
+/// A page of project ids; `?3` keeps only that one (a scoped caller's), NULL keeps all.
+const PROJECT_IDS: &str = "SELECT id FROM project WHERE id > ?1 AND (?3 IS NULL OR id = ?3) \
+     ORDER BY id LIMIT ?2";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Upsert {
@@ -235,12 +242,19 @@ pub enum Completion {
 
 /// Marks a task done. The read of the old status, the update and the read of the project's
 /// anchor run in one atomic batch, so of two concurrent calls exactly one sees `Completed`.
-pub async fn complete_task(db: &dyn Sql, task_id: &str) -> Result<Completion, StoreError> {
+/// With `only_project` (a scoped caller's), a task of any other project is `Unknown` and
+/// untouched: each statement's WHERE holds the project.
+pub async fn complete_task(
+    db: &dyn Sql,
+    task_id: &str,
+    only_project: Option<&str>,
+) -> Result<Completion, StoreError> {
+    let params = || vec![task_id.into(), only_project.into()];
     let results = db
         .batch(vec![
-            Stmt::new(TASK_BY_ID, vec![task_id.into()]),
-            Stmt::new(COMPLETE_TASK, vec![task_id.into()]),
-            Stmt::new(LOAD_ANCHOR_OF_TASK, vec![task_id.into()]),
+            Stmt::new(TASK_BY_ID, params()),
+            Stmt::new(COMPLETE_TASK, params()),
+            Stmt::new(LOAD_ANCHOR_OF_TASK, params()),
         ])
         .await?;
     let Some(row) = first(&results)?.first() else {
@@ -317,17 +331,19 @@ pub async fn load_state(db: &dyn Sql, project_id: &str) -> Result<Option<State>,
     }))
 }
 
-/// Up to `limit` project ids in id order, after `after` (exclusive).
+/// Up to `limit` project ids in id order, after `after` (exclusive); with `only`, that one
+/// project at most.
 pub async fn project_ids(
     db: &dyn Sql,
     after: Option<&str>,
     limit: usize,
+    only: Option<&str>,
 ) -> Result<Vec<String>, StoreError> {
     let limit = Value::Int(i64::try_from(limit).unwrap_or(i64::MAX));
     let results = db
         .batch(vec![Stmt::new(
             PROJECT_IDS,
-            vec![after.unwrap_or("").into(), limit],
+            vec![after.unwrap_or("").into(), limit, only.into()],
         )])
         .await?;
     first(&results)?
