@@ -16,6 +16,10 @@ pub const AUTH_TOKEN_VAR: &str = "AUTH_TOKEN";
 pub const PROJECT_TOKENS_VAR: &str = "PROJECT_TOKENS";
 /// Comma-separated browser origins allowed besides loopback (e.g. "https://example.com").
 pub const ALLOWED_ORIGINS_VAR: &str = "ALLOWED_ORIGINS";
+/// After how many days get_state's reference block asks to confirm or replace the focus.
+pub const FOCUS_STALE_DAYS_VAR: &str = "FOCUS_STALE_DAYS";
+/// FOCUS_STALE_DAYS when it is unset or not a whole number of days.
+pub const DEFAULT_FOCUS_STALE_DAYS: u32 = 7;
 /// The D1 binding name in wrangler.toml.
 pub const D1_BINDING: &str = "DB";
 /// The Durable Object namespace binding of the /sse sessions in wrangler.toml.
@@ -30,6 +34,18 @@ pub struct Config {
     /// repaired: the Worker then answers every route but /healthz with 503 (fail closed).
     pub credentials: Result<Credentials, Misconfigured>,
     pub allowed_origins: Vec<String>,
+    pub focus_stale_days: u32,
+}
+
+/// No token at all (every MCP path 404) and the default settings.
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            credentials: Ok(Credentials::default()),
+            allowed_origins: Vec::new(),
+            focus_stale_days: DEFAULT_FOCUS_STALE_DAYS,
+        }
+    }
 }
 
 /// Every accepted token with its scope. Empty when no token is configured at all; then every
@@ -129,12 +145,16 @@ impl Config {
             .map(|o| o.trim().trim_end_matches('/').to_ascii_lowercase())
             .filter(|o| !o.is_empty())
             .collect();
+        let focus_stale_days = lookup(FOCUS_STALE_DAYS_VAR)
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(DEFAULT_FOCUS_STALE_DAYS);
         Config {
             credentials: credentials(
                 lookup(AUTH_TOKEN_VAR).as_deref(),
                 lookup(PROJECT_TOKENS_VAR).as_deref(),
             ),
             allowed_origins,
+            focus_stale_days,
         }
     }
 }
@@ -247,6 +267,7 @@ impl fmt::Debug for Config {
         f.debug_struct("Config")
             .field("credentials", &self.credentials)
             .field("allowed_origins", &self.allowed_origins)
+            .field("focus_stale_days", &self.focus_stale_days)
             .finish()
     }
 }
@@ -300,6 +321,12 @@ mod tests {
             "{debug}"
         );
         assert!(debug.contains("All") && debug.contains("\"p\""), "{debug}");
+        assert_eq!(cfg.focus_stale_days, DEFAULT_FOCUS_STALE_DAYS);
+        let days = |v: &str| {
+            Config::from_lookup(|k| (k == FOCUS_STALE_DAYS_VAR).then(|| v.to_owned()))
+                .focus_stale_days
+        };
+        assert_eq!((days(" 14 "), days("-1"), days("x")), (14, 7, 7));
     }
 
     #[test]

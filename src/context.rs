@@ -5,7 +5,7 @@
 //! not a new parameter on every signature. No I/O and no token here: a scope never holds one.
 
 use crate::model;
-use crate::store::Sql;
+use crate::store::{Change, Sql};
 
 /// Hands out fresh task ids. The Worker passes random UUIDs; tests pass a counter.
 pub trait NewId {
@@ -152,6 +152,18 @@ pub struct Ctx<'a> {
     pub ids: &'a dyn NewId,
     pub clock: &'a dyn Clock,
     pub caller: Caller,
+    /// After how many days get_state asks to confirm or replace the focus (FOCUS_STALE_DAYS).
+    pub focus_stale_days: u32,
+}
+
+impl Ctx<'_> {
+    /// The moment and author of a write made now by this caller.
+    pub fn change(&self) -> Change<'_> {
+        Change {
+            at_ms: self.clock.now_ms(),
+            by: self.caller.client(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -51,6 +51,7 @@ impl Server {
             ids: &new_id,
             clock: &now,
             caller: Caller::new(headers.get("user-agent"), Scope::All),
+            focus_stale_days: 7,
         };
         handoff_mcp::sqlite::serve_mcp(
             &self.config,

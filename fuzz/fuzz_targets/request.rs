@@ -50,6 +50,7 @@ fn check(data: &[u8]) {
         ids: &new_id,
         clock: &now,
         caller: Caller::new(headers.get("user-agent"), Scope::All),
+        focus_stale_days: 7,
     };
     let response =
         handoff_mcp::sqlite::serve_mcp(&config, method, "/fuzz-token/mcp", &headers, body, &ctx);

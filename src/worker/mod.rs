@@ -26,7 +26,7 @@ static SAID_TOKEN_PROBLEM: AtomicBool = AtomicBool::new(false);
 #[event(fetch)]
 async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
     console_error_panic_hook::set_once();
-    let config = Config::from_lookup(|name| env.var(name).ok().map(|v| v.to_string()));
+    let config = config(&env);
     say_token_problem(&config);
     let method = req.method().to_string();
     let path = req.path();
@@ -48,7 +48,7 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
         Plan::Mcp { scope } => {
             let body = req.bytes().await?;
             let db = database(&env).await?;
-            let ctx = context(&db, &headers, scope);
+            let ctx = context(&db, &headers, &config, scope);
             into_worker(http::serve_mcp(&headers, &body, &ctx).await)
         }
         Plan::OpenSse {
@@ -78,12 +78,17 @@ fn say_token_problem(config: &Config) {
     }
 }
 
+/// The configuration from the Worker's vars and secrets.
+fn config(env: &Env) -> Config {
+    Config::from_lookup(|name| env.var(name).ok().map(|v| v.to_string()))
+}
+
 /// The D1 store, with the schema ensured once per isolate.
 async fn database(env: &Env) -> Result<D1Store> {
     let db = D1Store(env.d1(D1_BINDING)?);
     if !SCHEMA_READY.load(Ordering::Relaxed) {
         match store::ensure_schema(&db).await {
-            Ok(()) => SCHEMA_READY.store(true, Ordering::Relaxed),
+            Ok(_) => SCHEMA_READY.store(true, Ordering::Relaxed),
             Err(e) => console_error!("handoff-mcp: could not ensure the schema: {e}"),
         }
     }
@@ -100,12 +105,13 @@ fn now_ms() -> i64 {
 }
 
 /// The request context over D1, random ids and the Workers clock, for the planned scope.
-fn context<'a>(db: &'a D1Store, headers: &http::Headers, scope: Scope) -> Ctx<'a> {
+fn context<'a>(db: &'a D1Store, headers: &http::Headers, config: &Config, scope: Scope) -> Ctx<'a> {
     Ctx {
         db,
         ids: &new_id,
         clock: &now_ms,
         caller: Caller::new(headers.get("user-agent"), scope),
+        focus_stale_days: config.focus_stale_days,
     }
 }
 

@@ -449,23 +449,29 @@ fn resources_and_the_prompt_obey_the_scope() {
                 .json();
             assert_eq!(listed["result"]["resources"], json!([]), "{token} {way}");
 
-            let read = |project: &str| {
-                let uri = format!("handoff://projects/{project}/state");
-                s.modern(json!(2), "resources/read", json!({ "uri": uri }))
-                    .json()
-            };
-            assert!(read("alpha")["result"]["contents"][0]["text"]
-                .as_str()
-                .unwrap()
-                .starts_with("🎯 NORTH STAR: alpha star\n"));
-            let other = read("beta");
-            let missing = read("no-such-project");
-            assert_eq!(other["error"]["code"], -32602, "{token} {way}");
-            assert_eq!(
-                other.to_string(),
-                missing.to_string().replace("no-such-project", "beta"),
-                "{token} {way}"
-            );
+            for resource in ["state", "history"] {
+                let read = |project: &str| {
+                    let uri = format!("handoff://projects/{project}/{resource}");
+                    s.modern(json!(2), "resources/read", json!({ "uri": uri }))
+                        .json()
+                };
+                let own = read("alpha");
+                assert!(
+                    own["result"]["contents"][0]["text"]
+                        .as_str()
+                        .unwrap()
+                        .contains("alpha"),
+                    "{token} {way} {resource}: {own}"
+                );
+                let other = read("beta");
+                let missing = read("no-such-project");
+                assert_eq!(other["error"]["code"], -32602, "{token} {way} {resource}");
+                assert_eq!(
+                    other.to_string(),
+                    missing.to_string().replace("no-such-project", "beta"),
+                    "{token} {way} {resource}"
+                );
+            }
 
             let resume = |project: &str| {
                 s.modern(
