@@ -59,7 +59,7 @@ impl Sqlite {
     /// Every row of every table, for "nothing was written" checks.
     pub fn dump(&self) -> String {
         let mut out = String::new();
-        for table in ["project", "focus", "task"] {
+        for table in ["project", "focus", "task", "event"] {
             let mut stmt = self
                 .conn
                 .prepare(&format!("SELECT * FROM {table} ORDER BY rowid"))
