@@ -21,7 +21,9 @@ ESBUILD_VERSION=0.28.2    # the version worker-build 0.8.7 expects
 # The local stdio-to-HTTP bridge Claude Desktop runs through npx (scripts/dev and scripts/deploy
 # print it; nothing here installs it). mcp-remote declares no engines; its dependency undici 7
 # needs Node 20.18.1 or later, so that is what the Desktop entry needs on PATH.
+# shellcheck disable=SC2034 # read by the scripts that source this file
 MCP_REMOTE_VERSION=0.15.1
+# shellcheck disable=SC2034
 MCP_REMOTE_NODE=20.18.1
 [[ "${1:-}" != --pins ]] || return 0
 # wasm-bindgen-cli must match the wasm-bindgen library in Cargo.lock exactly.
