@@ -1,6 +1,8 @@
 # shellcheck shell=bash
 # Installs the pinned build toolchain when it is missing and exports the variables
-# that point worker-build and wrangler at it. Sourced by scripts/dev and scripts/test.
+# that point worker-build and wrangler at it. Sourced by scripts/dev, scripts/test and the
+# other scripts. `source scripts/toolchain.sh --pins` only sets the pinned versions below and
+# installs nothing (scripts/dev --print reads MCP_REMOTE_VERSION that way).
 #
 # Why worker-build is handed its helpers: it normally downloads wasm-bindgen, wasm-opt
 # and esbuild from GitHub, which this kind of machine cannot reach. Everything here
@@ -17,7 +19,14 @@ WRANGLER_VERSION=4.86.0   # the newest wrangler that runs on Node 20
 BINARYEN_VERSION=132.0.0  # wasm-opt 132, the version worker-build 0.8.7 expects
 ESBUILD_VERSION=0.28.2    # the version worker-build 0.8.7 expects
 CLAUDE_CODE_VERSION=2.1.332  # scripts/claude-code only (ensure_claude_code)
-MCP_REMOTE_VERSION=0.15.1    # scripts/claude-code only; the newest, and it runs on Node 20
+# The local stdio-to-HTTP bridge Claude Desktop runs through npx (scripts/dev and scripts/deploy
+# print it; nothing here installs it). mcp-remote declares no engines; its dependency undici 7
+# needs Node 20.18.1 or later, so that is what the Desktop entry needs on PATH.
+# shellcheck disable=SC2034 # read by the scripts that source this file
+MCP_REMOTE_VERSION=0.15.1
+# shellcheck disable=SC2034
+MCP_REMOTE_NODE=20.18.1
+[[ "${1:-}" != --pins ]] || return 0
 # wasm-bindgen-cli must match the wasm-bindgen library in Cargo.lock exactly.
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock")
 
@@ -84,3 +93,7 @@ export WASM_OPT_BIN="$TOOLS/npm/node_modules/binaryen/bin/wasm-opt"
 export ESBUILD_BIN="$TOOLS/npm/node_modules/@esbuild/linux-x64/bin/esbuild"
 export WRANGLER="$TOOLS/npm/node_modules/.bin/wrangler"
 export WRANGLER_SEND_METRICS=false
+# wrangler dev (miniflare) otherwise fetches workers.cloudflare.com/cf.json at every start to fill
+# Request.cf, and without network logs the failure as a warning with a stack trace. The Worker
+# never reads Request.cf; miniflare's placeholder object is used instead.
+export CLOUDFLARE_CF_FETCH_ENABLED=false
