@@ -20,6 +20,7 @@ use crate::context::Ctx;
 use crate::dispatch::{self, Handled, McpHeaders, Reply};
 use crate::error::Error;
 use crate::sse;
+use crate::web;
 
 /// Largest accepted POST body. Every tool argument fits many times over.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -53,6 +54,9 @@ pub struct Request<'a> {
     /// The query string, without `?`.
     pub query: Option<&'a str>,
     pub headers: &'a Headers,
+    /// This server's own origin as the request URL names it (`https://host[:port]`): the
+    /// `Origin` a page of ours posts its forms with.
+    pub own_origin: &'a str,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -107,6 +111,11 @@ pub enum Plan {
     /// Read the body and hand it, with `forwarded_headers`, to this session's stream holder,
     /// which checks it with `parse_body` and answers with `sse::respond`.
     SseMessage { session: String },
+    /// Render this web page with `web::serve_page`.
+    WebPage(web::Page),
+    /// Read the body (the announced length is within the limit) and run this web form with
+    /// `web::serve_form`.
+    WebForm(web::Form),
 }
 
 /// Where a path goes. Only `plan` acts on it.
@@ -116,6 +125,8 @@ pub enum Route {
     Mcp,
     Sse,
     SseMessage,
+    /// The human view's pages and forms; `web::plan` routes within them.
+    Web,
     NotFound,
 }
 
@@ -139,6 +150,8 @@ pub fn route(path: &str, config: &Config) -> Route {
         "mcp" => Route::Mcp,
         "sse" => Route::Sse,
         "sse/message" => Route::SseMessage,
+        // `/<token>/` is the list; `/<token>` alone is nothing.
+        _ if rest.contains('/') && web::is_web_path(tail) => Route::Web,
         _ => Route::NotFound,
     }
 }
@@ -149,6 +162,7 @@ pub fn plan(req: &Request<'_>, config: &Config) -> Plan {
     let allow: &'static [&'static str] = match route {
         Route::Healthz => return Plan::Respond(Response::text(200, "ok")),
         Route::NotFound => return Plan::Respond(Response::not_found()),
+        Route::Web => return web::plan(req),
         Route::Mcp | Route::SseMessage => &["POST"],
         Route::Sse => &["GET", "POST"],
     };
@@ -190,7 +204,9 @@ fn body_headers_refusal(headers: &Headers) -> Option<Error> {
         .trim()
         .eq_ignore_ascii_case("application/json")
     {
-        return Some(Error::UnsupportedMediaType);
+        return Some(Error::UnsupportedMediaType {
+            expected: "application/json",
+        });
     }
     let announced = headers
         .get("content-length")
@@ -309,7 +325,17 @@ mod tests {
         assert_eq!(route("/tok-123/sse", &c), Route::Sse);
         assert_eq!(route("/tok-123/sse/message", &c), Route::SseMessage);
         assert_eq!(route("/healthz", &c), Route::Healthz);
+        for page in [
+            "/tok-123/",
+            "/tok-123/projects",
+            "/tok-123/projects/p/set_focus",
+        ] {
+            assert_eq!(route(page, &c), Route::Web, "{page}");
+        }
         for path in [
+            "/tok-12/",
+            "/tok-12/projects/p",
+            "/tok-123/projectsx",
             "/tok-12/mcp",
             "/tok-1234/mcp",
             "/mcp",
@@ -332,6 +358,7 @@ mod tests {
             path,
             query: Some("sessionId=0123456789abcdef0123456789abcdef"),
             headers: &headers,
+            own_origin: "https://mcp.example",
         };
         plan(&req, &config())
     }

@@ -9,6 +9,7 @@ use crate::config::Config;
 use crate::context::Ctx;
 use crate::http::{self, Headers, Plan, Response};
 use crate::store::{LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value, MIGRATIONS};
+use crate::web;
 
 pub struct Sqlite {
     pub conn: rusqlite::Connection,
@@ -101,11 +102,20 @@ pub fn serve_mcp(
         path: &path,
         query: None,
         headers,
+        own_origin: "",
     };
-    match http::plan(&req, config) {
+    serve(&req, config, body, ctx)
+}
+
+/// Serves one request as the Worker does (plan, then body), for every plan but the SSE ones,
+/// which need a Durable Object.
+pub fn serve(req: &http::Request<'_>, config: &Config, body: &[u8], ctx: &Ctx<'_>) -> Response {
+    match http::plan(req, config) {
         Plan::Respond(response) => response,
-        Plan::Mcp => block_on(http::serve_mcp(headers, body, ctx)),
-        other => panic!("/mcp planned as {other:?}"),
+        Plan::Mcp => block_on(http::serve_mcp(req.headers, body, ctx)),
+        Plan::WebPage(page) => block_on(web::serve_page(&page, ctx)),
+        Plan::WebForm(form) => block_on(web::serve_form(&form, body, ctx)),
+        other => panic!("{} planned as {other:?}", req.path),
     }
 }
 

@@ -139,6 +139,16 @@ const LOAD_ANCHOR_OF_TASK: &str = "SELECT p.north_star AS north_star, f.statemen
      f.why AS why FROM project p LEFT JOIN focus f ON f.project_id = p.id \
      WHERE p.id = (SELECT project_id FROM task WHERE id = ?1)";
 const PROJECT_IDS: &str = "SELECT id FROM project WHERE id > ?1 ORDER BY id LIMIT ?2";
+/// A page of projects for the web list, in one statement: each project's North Star, focus and
+/// open deferred counts. The counts are correlated subqueries over the partial index
+/// `task_open_deferred`, so they read only open deferred rows.
+pub const PROJECT_SUMMARIES: &str = "\
+SELECT p.id AS id, p.north_star AS north_star, f.statement AS statement, \
+(SELECT count(*) FROM task t WHERE t.project_id = p.id AND t.demoted = 1 AND t.status = 'open' \
+AND t.kind = 'cleanup') AS cleanup, \
+(SELECT count(*) FROM task t WHERE t.project_id = p.id AND t.demoted = 1 AND t.status = 'open' \
+AND t.kind = 'record') AS record \
+FROM project p LEFT JOIN focus f ON f.project_id = p.id WHERE p.id > ?1 ORDER BY p.id LIMIT ?2";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Upsert {
@@ -323,17 +333,59 @@ pub async fn project_ids(
     after: Option<&str>,
     limit: usize,
 ) -> Result<Vec<String>, StoreError> {
-    let limit = Value::Int(i64::try_from(limit).unwrap_or(i64::MAX));
-    let results = db
-        .batch(vec![Stmt::new(
-            PROJECT_IDS,
-            vec![after.unwrap_or("").into(), limit],
-        )])
-        .await?;
+    let results = projects_after(db, PROJECT_IDS, after, limit).await?;
     first(&results)?
         .iter()
         .map(|row| text(row, "id").map(str::to_owned))
         .collect()
+}
+
+/// One project as the web list shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub id: String,
+    pub north_star: String,
+    /// The focus statement, if set_focus was ever called.
+    pub focus: Option<String>,
+    /// Open deferred tasks of each kind.
+    pub cleanup: u64,
+    pub record: u64,
+}
+
+/// Up to `limit` project summaries in id order, after `after` (exclusive), in one statement.
+pub async fn project_summaries(
+    db: &dyn Sql,
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Vec<Summary>, StoreError> {
+    let results = projects_after(db, PROJECT_SUMMARIES, after, limit).await?;
+    first(&results)?
+        .iter()
+        .map(|row| {
+            Ok(Summary {
+                id: text(row, "id")?.to_owned(),
+                north_star: text(row, "north_star")?.to_owned(),
+                focus: opt_text(row, "statement")?.map(str::to_owned),
+                cleanup: count(row, "cleanup")?,
+                record: count(row, "record")?,
+            })
+        })
+        .collect()
+}
+
+/// Runs one of the paged project queries: `?1` is the id to continue after, `?2` the page size.
+async fn projects_after(
+    db: &dyn Sql,
+    sql: &'static str,
+    after: Option<&str>,
+    limit: usize,
+) -> Rows {
+    let limit = Value::Int(i64::try_from(limit).unwrap_or(i64::MAX));
+    db.batch(vec![Stmt::new(
+        sql,
+        vec![after.unwrap_or("").into(), limit],
+    )])
+    .await
 }
 
 fn first(results: &[Vec<Row>]) -> Result<&Vec<Row>, StoreError> {
@@ -354,6 +406,15 @@ fn opt_text<'a>(row: &'a Row, column: &'static str) -> Result<Option<&'a str>, S
         Some(Json::String(s)) => Ok(Some(s)),
         Some(_) => Err(StoreError::Decode(column)),
     }
+}
+
+/// A count column: D1 hands numbers over as JavaScript doubles, SQLite as integers.
+fn count(row: &Row, column: &'static str) -> Result<u64, StoreError> {
+    row.get(column)
+        .and_then(Json::as_f64)
+        .filter(|n| *n >= 0.0 && n.fract() == 0.0)
+        .map(|n| n as u64)
+        .ok_or(StoreError::Decode(column))
 }
 
 fn kind(row: &Row) -> Result<Kind, StoreError> {

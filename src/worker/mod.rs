@@ -14,6 +14,7 @@ use crate::config::{Config, D1_BINDING};
 use crate::context::{Caller, Ctx};
 use crate::http::{self, Plan};
 use crate::store;
+use crate::web;
 use d1::D1Store;
 
 /// Whether this isolate has already made sure the schema exists.
@@ -44,6 +45,7 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
         path: &path,
         query,
         headers: &headers,
+        own_origin: origin_of(&url),
     };
     match http::plan(&request, &config) {
         Plan::Respond(response) => into_worker(response),
@@ -55,7 +57,26 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
         }
         Plan::OpenSse { endpoint_prefix } => sse::open(&env, &endpoint_prefix).await,
         Plan::SseMessage { session } => sse::post(&mut req, &env, &headers, &session).await,
+        Plan::WebPage(page) => {
+            let db = database(&env).await?;
+            into_worker(web::serve_page(&page, &context(&db, &headers)).await)
+        }
+        Plan::WebForm(form) => {
+            let body = req.bytes().await?;
+            let db = database(&env).await?;
+            into_worker(web::serve_form(&form, &body, &context(&db, &headers)).await)
+        }
     }
+}
+
+/// `scheme://host[:port]` of a serialized URL: what a browser sends as the `Origin` of a page
+/// served from it.
+fn origin_of(url: &str) -> &str {
+    let authority = url.find("://").map_or(0, |i| i + 3);
+    let end = url[authority..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| authority + i);
+    &url[..end]
 }
 
 /// The D1 store, with the schema ensured once per isolate.

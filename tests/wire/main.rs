@@ -11,3 +11,4 @@ mod sse;
 mod store;
 mod tidy;
 mod tools;
+mod web;
