@@ -8,6 +8,7 @@ use crate::error::Error;
 use crate::model;
 use crate::render;
 use crate::store::{self, Sql};
+use crate::web::card;
 
 pub const URI_PREFIX: &str = "handoff://projects/";
 pub const URI_SUFFIX: &str = "/state";
@@ -65,8 +66,12 @@ pub async fn list(db: &dyn Sql, cursor: Option<&str>) -> Result<Json, Error> {
 
 /// The state of the project a URI names: get_state's two texts, the contract and the reference
 /// block, as one text separated by a blank line (one content item per resource, as clients
-/// expect).
+/// expect). Or get_state's MCP Apps card, which resources/list leaves out (hosts find it through
+/// the tool, as the extension allows).
 pub async fn read(db: &dyn Sql, uri: &str) -> Result<Json, Error> {
+    if uri == card::URI {
+        return Ok(card::read());
+    }
     let not_found = || Error::ResourceNotFound {
         uri: uri.to_owned(),
     };

@@ -52,7 +52,7 @@ a{color:inherit}nav{font-size:.9rem}\
 pre{white-space:pre-wrap;background:#8881;border:1px solid var(--b);border-radius:.4rem;padding:.6rem;font-size:.85rem;margin:.4rem 0}\
 ul{list-style:none;padding:0;margin:0}\
 li,form{border:1px solid var(--b);border-radius:.5rem;padding:.6rem .8rem;margin:.6rem 0}\
-form li{border:0;border-top:1px solid var(--b);border-radius:0;margin:0;padding:.5rem 0}\
+form li{display:flow-root;border:0;border-top:1px solid var(--b);border-radius:0;margin:0;padding:.5rem 0}\
 form li:first-child{border:0}\
 label{display:block;font-weight:600;margin:.5rem 0 .1rem}\
 input,textarea,select{box-sizing:border-box;width:100%;font:inherit;padding:.35rem}\

@@ -2,7 +2,7 @@
 //! what the pages show, the forms as the tools (same validation, same writes), and every
 //! refusal writing nothing. Stored strings are hostile here and must stay characters.
 
-use serde_json::json;
+use serde_json::{json, Value as Json};
 
 use crate::support::{texts, Reply, Server, ORIGIN, TOKEN};
 
@@ -543,4 +543,82 @@ fn stored_strings_are_only_ever_text() {
     assert!(project.contains("value=\"&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;\""));
     assert!(project.contains("value=\"&lt;/textarea&gt;&lt;b&gt;x&#39;\""));
     assert!(project.contains(">&lt;img src=x onerror=alert(1)&gt;</textarea>"));
+}
+
+const CARD: &str = "ui://handoff-mcp/state-card.html";
+
+#[test]
+fn get_state_names_its_card_and_its_result_stays_text() {
+    let s = seeded();
+    for listed in [
+        s.modern(json!(1), "tools/list", json!({})).json(),
+        s.legacy("2025-06-18", json!(1), "tools/list", json!({}))
+            .json(),
+    ] {
+        for tool in listed["result"]["tools"].as_array().unwrap() {
+            let expected = match tool["name"].as_str() {
+                Some("get_state") => json!({"ui": {"resourceUri": CARD}, "ui/resourceUri": CARD}),
+                _ => Json::Null,
+            };
+            assert_eq!(
+                tool.get("_meta").cloned().unwrap_or(Json::Null),
+                expected,
+                "{tool}"
+            );
+        }
+    }
+    // The card parses these texts; they are what every client gets, and nothing else.
+    let result = s.ok("get_state", json!({"project_id": "p1"}));
+    assert_eq!(texts(&result).len(), 2);
+}
+
+#[test]
+fn the_card_is_a_readable_mcp_app_resource() {
+    let s = seeded();
+    for reply in [
+        s.modern(json!(1), "resources/read", json!({"uri": CARD})),
+        s.legacy(
+            "2025-11-25",
+            json!(1),
+            "resources/read",
+            json!({"uri": CARD}),
+        ),
+    ] {
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let contents = &reply.json()["result"]["contents"];
+        assert_eq!(contents.as_array().unwrap().len(), 1);
+        let card = &contents[0];
+        assert_eq!(card["uri"], CARD);
+        assert_eq!(card["mimeType"], "text/html;profile=mcp-app");
+        assert_eq!(card["_meta"], json!({"ui": {"prefersBorder": true}}));
+        let html = card["text"].as_str().unwrap();
+        assert!(html.starts_with("<!doctype html>"));
+        assert!(html.contains(r#""northStar":"🎯 NORTH STAR: ""#));
+        assert!(html.contains(r#""protocolVersion":"2026-01-26""#));
+        for absent in [
+            "/*CONSTANTS*/",
+            "http:",
+            "https:",
+            "innerHTML",
+            "fetch(",
+            "src=",
+        ] {
+            assert!(!html.contains(absent), "{absent}");
+        }
+    }
+    // Hosts find the card through the tool; the list stays the projects.
+    let listed = s.modern(json!(1), "resources/list", json!({})).json();
+    let uris: Vec<&str> = listed["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris, ["handoff://projects/p1/state"]);
+    let similar = s.modern(
+        json!(1),
+        "resources/read",
+        json!({"uri": "ui://handoff-mcp/other"}),
+    );
+    assert_eq!(similar.json()["error"]["code"], -32602);
 }
