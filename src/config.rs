@@ -7,16 +7,31 @@ use std::fmt;
 pub const AUTH_TOKEN_VAR: &str = "AUTH_TOKEN";
 /// Comma-separated browser origins allowed besides loopback (e.g. "https://example.com").
 pub const ALLOWED_ORIGINS_VAR: &str = "ALLOWED_ORIGINS";
+/// After how many days get_state's reference block asks to confirm or replace the focus.
+pub const FOCUS_STALE_DAYS_VAR: &str = "FOCUS_STALE_DAYS";
+/// FOCUS_STALE_DAYS when it is unset or not a whole number of days.
+pub const DEFAULT_FOCUS_STALE_DAYS: u32 = 7;
 /// The D1 binding name in wrangler.toml.
 pub const D1_BINDING: &str = "DB";
 /// The Durable Object namespace binding of the /sse sessions in wrangler.toml.
 pub const SSE_BINDING: &str = "SSE";
 
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Config {
     /// `None` when AUTH_TOKEN is unset or blank: then every MCP path is 404.
     pub token: Option<String>,
     pub allowed_origins: Vec<String>,
+    pub focus_stale_days: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            token: None,
+            allowed_origins: Vec::new(),
+            focus_stale_days: DEFAULT_FOCUS_STALE_DAYS,
+        }
+    }
 }
 
 impl Config {
@@ -31,9 +46,13 @@ impl Config {
             .map(|o| o.trim().trim_end_matches('/').to_ascii_lowercase())
             .filter(|o| !o.is_empty())
             .collect();
+        let focus_stale_days = lookup(FOCUS_STALE_DAYS_VAR)
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(DEFAULT_FOCUS_STALE_DAYS);
         Config {
             token,
             allowed_origins,
+            focus_stale_days,
         }
     }
 }
@@ -43,6 +62,7 @@ impl fmt::Debug for Config {
         f.debug_struct("Config")
             .field("token", &self.token.as_ref().map(|_| "<set>"))
             .field("allowed_origins", &self.allowed_origins)
+            .field("focus_stale_days", &self.focus_stale_days)
             .finish()
     }
 }
@@ -64,5 +84,11 @@ mod tests {
             ["https://a.example", "http://b.example"]
         );
         assert!(!format!("{cfg:?}").contains("s3cret"));
+        assert_eq!(cfg.focus_stale_days, DEFAULT_FOCUS_STALE_DAYS);
+        let days = |v: &str| {
+            Config::from_lookup(|k| (k == FOCUS_STALE_DAYS_VAR).then(|| v.to_owned()))
+                .focus_stale_days
+        };
+        assert_eq!((days(" 14 "), days("-1"), days("x")), (14, 7, 7));
     }
 }

@@ -3,7 +3,7 @@
 //! clock); tests build it with SQLite, a counter and a pinned time. Adding a capability is a
 //! field here, not a new parameter on every signature. No I/O happens here.
 
-use crate::store::Sql;
+use crate::store::{Change, Sql};
 
 /// Hands out fresh task ids. The Worker passes random UUIDs; tests pass a counter.
 pub trait NewId {
@@ -78,6 +78,18 @@ pub struct Ctx<'a> {
     pub ids: &'a dyn NewId,
     pub clock: &'a dyn Clock,
     pub caller: Caller,
+    /// After how many days get_state asks to confirm or replace the focus (FOCUS_STALE_DAYS).
+    pub focus_stale_days: u32,
+}
+
+impl Ctx<'_> {
+    /// The moment and author of a write made now by this caller.
+    pub fn change(&self) -> Change<'_> {
+        Change {
+            at_ms: self.clock.now_ms(),
+            by: self.caller.client(),
+        }
+    }
 }
 
 #[cfg(test)]

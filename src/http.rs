@@ -315,6 +315,7 @@ mod tests {
         Config {
             token: Some("tok-123".into()),
             allowed_origins: vec!["https://app.example".into()],
+            ..Config::default()
         }
     }
 

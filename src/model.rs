@@ -45,10 +45,22 @@ impl Kind {
     }
 }
 
+/// When something was last set and by which client. `at_ms` is UTC milliseconds since the
+/// epoch, `None` for what was stored before timestamps were kept; `by` is the client's name as
+/// it sent it (untrusted), `unknown` when none was known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    pub at_ms: Option<i64>,
+    pub by: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Focus {
     pub statement: String,
     pub why: Option<String>,
+    /// The exit criterion: when the focus counts as done.
+    pub done_when: Option<String>,
+    pub set: Stamp,
 }
 
 /// The project's North Star and focus: the two lines every write ends with.
@@ -71,6 +83,37 @@ pub struct Deferred {
 pub struct State {
     pub project_id: String,
     pub north_star: String,
+    pub north_star_set: Stamp,
     pub focus: Option<Focus>,
     pub deferred: Vec<Deferred>,
+}
+
+/// What an event of the history records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    NorthStar,
+    Focus,
+    Completed(Kind),
+}
+
+/// One entry of a project's history: a North Star change, a focus change or a completion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub at_ms: Option<i64>,
+    pub what: EventKind,
+    /// The new North Star, the new focus statement, or the completed task's body.
+    pub value: String,
+    /// The focus's why, or the completion's evidence.
+    pub note: Option<String>,
+    /// The focus's exit criterion.
+    pub done_when: Option<String>,
+    pub client: String,
+}
+
+/// A project's newest events, newest first, and how many older ones were left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct History {
+    pub project_id: String,
+    pub events: Vec<Event>,
+    pub older: u64,
 }

@@ -3,10 +3,11 @@
 
 use serde_json::{json, Value as Json};
 
+use crate::context::Ctx;
 use crate::error::Error;
 use crate::model::{self, PROJECT_ID_MAX};
 use crate::render;
-use crate::store::{self, Sql};
+use crate::store;
 
 pub const RESUME: &str = "resume";
 
@@ -24,7 +25,7 @@ pub fn list() -> Json {
 }
 
 /// prompts/get: the resume message for a project.
-pub async fn get(db: &dyn Sql, name: &str, arguments: Option<&Json>) -> Result<Json, Error> {
+pub async fn get(ctx: &Ctx<'_>, name: &str, arguments: Option<&Json>) -> Result<Json, Error> {
     if name != RESUME {
         let name: String = name.chars().take(64).collect();
         return Err(Error::InvalidParams(format!(
@@ -40,15 +41,17 @@ pub async fn get(db: &dyn Sql, name: &str, arguments: Option<&Json>) -> Result<J
             "project_id must be 1-{PROJECT_ID_MAX} characters of ASCII letters, digits, '-', '_' or '.', starting with a letter or digit"
         )));
     }
-    let state = store::load_state(db, project_id).await?.ok_or_else(|| {
-        Error::InvalidParams(format!(
+    let state = store::load_state(ctx.db, project_id)
+        .await?
+        .ok_or_else(|| {
+            Error::InvalidParams(format!(
             "No project {project_id:?} yet: call the set_north_star tool with this project_id first"
         ))
-    })?;
+        })?;
     let text = format!(
         "Continue project \"{project_id}\". Its state (handoff-mcp get_state):\n\n{}\n\n{}\n\n{}",
         render::render(&state),
-        render::reference(&state),
+        render::reference(&state, ctx.clock.now_ms(), ctx.focus_stale_days),
         render::DESCRIPTION_TAIL
     );
     Ok(json!({

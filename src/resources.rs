@@ -1,9 +1,11 @@
-//! Resources: each project's state, readable as `handoff://projects/{project_id}/state`.
+//! Resources: each project's state, `handoff://projects/{project_id}/state`, and its history,
+//! `handoff://projects/{project_id}/history`.
 //! URI parsing, the template and the list/read bodies. Refusals are `Error`s for dispatch to
 //! reply with; no wire envelope and no SQL here.
 
 use serde_json::{json, Value as Json};
 
+use crate::context::Ctx;
 use crate::error::Error;
 use crate::model;
 use crate::render;
@@ -12,7 +14,16 @@ use crate::web::card;
 
 pub const URI_PREFIX: &str = "handoff://projects/";
 pub const URI_SUFFIX: &str = "/state";
+pub const HISTORY_SUFFIX: &str = "/history";
 pub const TEMPLATE: &str = "handoff://projects/{project_id}/state";
+pub const HISTORY_TEMPLATE: &str = "handoff://projects/{project_id}/history";
+
+/// Which resource of a project a URI names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    State,
+    History,
+}
 /// Projects per resources/list page.
 pub const PAGE: usize = 100;
 
@@ -20,10 +31,20 @@ pub fn uri(project_id: &str) -> String {
     format!("{URI_PREFIX}{project_id}{URI_SUFFIX}")
 }
 
+/// The project id a URI names and which of its resources, if it is one of ours with a
+/// well-formed id.
+pub fn parse(uri: &str) -> Option<(&str, Kind)> {
+    let rest = uri.strip_prefix(URI_PREFIX)?;
+    let (id, kind) = match rest.strip_suffix(URI_SUFFIX) {
+        Some(id) => (id, Kind::State),
+        None => (rest.strip_suffix(HISTORY_SUFFIX)?, Kind::History),
+    };
+    model::is_project_id(id).then_some((id, kind))
+}
+
 /// The project id a URI names, if it is one of ours with a well-formed id.
 pub fn project_of(uri: &str) -> Option<&str> {
-    let id = uri.strip_prefix(URI_PREFIX)?.strip_suffix(URI_SUFFIX)?;
-    model::is_project_id(id).then_some(id)
+    parse(uri).map(|(id, _)| id)
 }
 
 pub fn templates() -> Json {
@@ -32,6 +53,12 @@ pub fn templates() -> Json {
         "name": "project-state",
         "title": "Project state",
         "description": "A project's North Star, focus and open deferred tasks: get_state's fixed-format text, then its reference data (each deferred task's id for complete_task).",
+        "mimeType": "text/plain",
+    }, {
+        "uriTemplate": HISTORY_TEMPLATE,
+        "name": "project-history",
+        "title": "Project history",
+        "description": "A project's North Star changes, focus changes and task completions, newest first, one line each with its UTC time, the why or evidence, and the client that made it.",
         "mimeType": "text/plain",
     }]})
 }
@@ -64,29 +91,38 @@ pub async fn list(db: &dyn Sql, cursor: Option<&str>) -> Result<Json, Error> {
     Ok(body)
 }
 
-/// The state of the project a URI names: get_state's two texts, the contract and the reference
-/// block, as one text separated by a blank line (one content item per resource, as clients
-/// expect). Or get_state's MCP Apps card, which resources/list leaves out (hosts find it through
-/// the tool, as the extension allows).
-pub async fn read(db: &dyn Sql, uri: &str) -> Result<Json, Error> {
+/// A resource the URI names. A project's state is get_state's two texts, the contract and the
+/// reference block, as one text separated by a blank line (one content item per resource, as
+/// clients expect); its history is `render::history`. get_state's MCP Apps card is read here too,
+/// though resources/list leaves it out (hosts find it through the tool, as the extension allows).
+pub async fn read(ctx: &Ctx<'_>, uri: &str) -> Result<Json, Error> {
     if uri == card::URI {
         return Ok(card::read());
     }
     let not_found = || Error::ResourceNotFound {
         uri: uri.to_owned(),
     };
-    let project_id = project_of(uri).ok_or_else(not_found)?;
-    let state = store::load_state(db, project_id)
-        .await?
-        .ok_or_else(not_found)?;
-    let text = format!(
-        "{}\n\n{}",
-        render::render(&state),
-        render::reference(&state)
-    );
+    let (project_id, kind) = parse(uri).ok_or_else(not_found)?;
+    let text = match kind {
+        Kind::State => {
+            let state = store::load_state(ctx.db, project_id)
+                .await?
+                .ok_or_else(not_found)?;
+            format!(
+                "{}\n\n{}",
+                render::render(&state),
+                render::reference(&state, ctx.clock.now_ms(), ctx.focus_stale_days)
+            )
+        }
+        Kind::History => {
+            let history = store::load_history(ctx.db, project_id)
+                .await?
+                .ok_or_else(not_found)?;
+            render::history(&history)
+        }
+    };
     Ok(json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]}))
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,7 +131,13 @@ mod tests {
     fn uris() {
         assert_eq!(uri("p-1"), "handoff://projects/p-1/state");
         assert_eq!(project_of("handoff://projects/p-1/state"), Some("p-1"));
+        assert_eq!(
+            parse("handoff://projects/p-1/history"),
+            Some(("p-1", Kind::History))
+        );
         for bad in [
+            "handoff://projects//history",
+            "handoff://projects/p/historyx",
             "handoff://projects//state",
             "handoff://projects/a b/state",
             "handoff://projects/p",

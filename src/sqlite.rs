@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value as Json};
 use crate::config::Config;
 use crate::context::Ctx;
 use crate::http::{self, Headers, Plan, Response};
-use crate::store::{LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value, MIGRATIONS};
+use crate::store::{self, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 use crate::web;
 
 pub struct Sqlite {
@@ -20,21 +20,44 @@ fn backend(e: rusqlite::Error) -> StoreError {
 }
 
 impl Sqlite {
-    /// An in-memory database with the given migration texts applied in order.
-    pub fn from_migrations<'a>(migrations: impl IntoIterator<Item = &'a str>) -> Sqlite {
-        let conn = rusqlite::Connection::open_in_memory().expect("in-memory SQLite opens");
+    /// A database on `conn`, with foreign keys on as D1 has them.
+    pub fn on(conn: rusqlite::Connection) -> Sqlite {
         conn.execute_batch("PRAGMA foreign_keys = ON;")
             .expect("foreign keys switch on");
-        for sql in migrations {
-            conn.execute_batch(sql)
-                .unwrap_or_else(|e| panic!("migration fails: {e}"));
-        }
         Sqlite { conn }
     }
 
-    /// An in-memory database with the crate's migrations applied.
+    /// An in-memory database with the given migration texts run in order and no ledger: a
+    /// database as an older Worker left it.
+    pub fn from_migrations<'a>(migrations: impl IntoIterator<Item = &'a str>) -> Sqlite {
+        let db = Sqlite::on(rusqlite::Connection::open_in_memory().expect("SQLite opens"));
+        for sql in migrations {
+            db.conn
+                .execute_batch(sql)
+                .unwrap_or_else(|e| panic!("migration fails: {e}"));
+        }
+        db
+    }
+
+    /// An in-memory database brought to the current schema the way the Worker does it, through
+    /// the migration ledger (`store::ensure_schema`). The schema is built once per thread and
+    /// copied page by page after that: SQLite's ALTER TABLE re-reads the whole schema each time,
+    /// which would otherwise dominate a suite that starts every case from a fresh database.
     pub fn migrated() -> Sqlite {
-        Sqlite::from_migrations(MIGRATIONS.iter().map(|(_, sql)| *sql))
+        thread_local! {
+            static TEMPLATE: Sqlite = {
+                let db = Sqlite::from_migrations([]);
+                block_on(store::ensure_schema(&db)).expect("the migrations apply");
+                db
+            };
+        }
+        let mut conn = rusqlite::Connection::open_in_memory().expect("SQLite opens");
+        TEMPLATE.with(|template| {
+            rusqlite::backup::Backup::new(&template.conn, &mut conn)
+                .and_then(|backup| backup.step(-1))
+                .expect("the schema copies");
+        });
+        Sqlite::on(conn)
     }
 
     /// Runs a batch synchronously: what `Sql::batch` does, for callers that time it.

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use serde_json::{Map, Value as Json};
 
-use crate::model::{Anchor, Deferred, Focus, Kind, State};
+use crate::model::{Anchor, Deferred, Event, EventKind, Focus, History, Kind, Stamp, State};
 
 /// A bound parameter. Text and small integers are all the app stores.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,16 +71,19 @@ pub trait Sql {
     fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows>;
 }
 
-/// The migration files, in order. They are the only schema.
-pub const MIGRATIONS: &[(&str, &str)] =
-    &[("0001_init.sql", include_str!("../migrations/0001_init.sql"))];
+/// The migration files, in order, by the names wrangler records them under. They are the only
+/// schema; a test checks this list against migrations/.
+pub const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_init.sql", include_str!("../migrations/0001_init.sql")),
+    (
+        "0002_history.sql",
+        include_str!("../migrations/0002_history.sql"),
+    ),
+];
 
-static SCHEMA: LazyLock<Vec<String>> = LazyLock::new(|| {
-    MIGRATIONS
-        .iter()
-        .flat_map(|(_, sql)| split_sql(sql))
-        .collect()
-});
+/// Each migration's statements, split once per isolate.
+static SCHEMA: LazyLock<Vec<Vec<String>>> =
+    LazyLock::new(|| MIGRATIONS.iter().map(|(_, sql)| split_sql(sql)).collect());
 
 /// Splits a migration into statements: `--` comments dropped, split on `;`. The migrations
 /// contain no string literal holding `--` or `;`, which a test checks.
@@ -98,52 +101,144 @@ pub fn split_sql(src: &str) -> Vec<String> {
         .collect()
 }
 
-/// Creates the schema if it is missing (every statement is IF NOT EXISTS). The Worker calls this
-/// once per isolate, so a fresh database needs no manual step.
-pub async fn ensure_schema(db: &dyn Sql) -> Result<(), StoreError> {
-    let stmts = SCHEMA
-        .iter()
-        .map(|sql| Stmt::new(sql.as_str(), Vec::new()))
-        .collect();
-    db.batch(stmts).await.map(drop)
+/// wrangler's migration ledger, created exactly as `wrangler d1 migrations apply` creates it, so
+/// either side can go first.
+const CREATE_LEDGER: &str = "CREATE TABLE IF NOT EXISTS d1_migrations(
+		id         INTEGER PRIMARY KEY AUTOINCREMENT,
+		name       TEXT UNIQUE,
+		applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
+)";
+const APPLIED_MIGRATIONS: &str = "SELECT name FROM d1_migrations ORDER BY id";
+const RECORD_MIGRATION: &str = "INSERT INTO d1_migrations (name) VALUES (?1)";
+
+/// Brings the database to the current schema through the ledger wrangler keeps: reads which
+/// migrations are applied, then applies each missing one in its own atomic batch that first
+/// records it. The record comes first so that of two appliers racing, the loser fails on the
+/// ledger's UNIQUE name before any ALTER runs, and its batch rolls back whole; it then reads the
+/// ledger again and finds the work done. Returns how many migrations it applied. The Worker
+/// calls this on an isolate's first request and never again once it succeeds.
+pub async fn ensure_schema(db: &dyn Sql) -> Result<usize, StoreError> {
+    let mut applied_here = 0;
+    let mut retried = false;
+    'read: loop {
+        let results = db
+            .batch(vec![
+                Stmt::new(CREATE_LEDGER, Vec::new()),
+                Stmt::new(APPLIED_MIGRATIONS, Vec::new()),
+            ])
+            .await?;
+        let applied: Vec<&str> = results
+            .get(1)
+            .ok_or(StoreError::Decode("ledger"))?
+            .iter()
+            .map(|row| text(row, "name"))
+            .collect::<Result<_, _>>()?;
+        for ((name, _), statements) in MIGRATIONS.iter().zip(SCHEMA.iter()) {
+            if applied.contains(name) {
+                continue;
+            }
+            let mut stmts = vec![Stmt::new(RECORD_MIGRATION, vec![(*name).into()])];
+            stmts.extend(statements.iter().map(|sql| Stmt::new(sql, Vec::new())));
+            match db.batch(stmts).await {
+                Ok(_) => applied_here += 1,
+                // Someone else may have applied it meanwhile: look again, once.
+                Err(_) if !retried => {
+                    retried = true;
+                    continue 'read;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        return Ok(applied_here);
+    }
+}
+
+/// A write's moment and author: the server clock and the caller's client name.
+#[derive(Debug, Clone, Copy)]
+pub struct Change<'a> {
+    pub at_ms: i64,
+    pub by: &'a str,
 }
 
 const PROJECT_EXISTS: &str = "SELECT 1 AS one FROM project WHERE id = ?1";
-const UPSERT_NORTH_STAR: &str = "INSERT INTO project (id, name, north_star) VALUES (?1, ?1, ?2) \
-     ON CONFLICT (id) DO UPDATE SET north_star = excluded.north_star";
-const UPSERT_FOCUS: &str = "INSERT INTO focus (project_id, statement, why) \
-     SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM project WHERE id = ?1) \
-     ON CONFLICT (project_id) DO UPDATE SET statement = excluded.statement, why = excluded.why \
-     RETURNING project_id";
-const INSERT_TASK: &str = "INSERT INTO task (id, project_id, body, kind, demoted, status) \
-     SELECT ?1, ?2, ?3, ?4, ?5, 'open' WHERE EXISTS (SELECT 1 FROM project WHERE id = ?2) \
+/// A North Star event, unless the project already has exactly this North Star. Runs before the
+/// upsert, so "already" means before this write.
+const NORTH_STAR_EVENT: &str = "INSERT INTO event (project_id, at, what, value, client) \
+     SELECT ?1, ?3, 'north_star', ?2, ?4 \
+     WHERE NOT EXISTS (SELECT 1 FROM project WHERE id = ?1 AND north_star = ?2)";
+/// Creates the project or sets its North Star. Setting the same text again still counts as set
+/// now (a confirmation), though the history records no change.
+const UPSERT_NORTH_STAR: &str =
+    "INSERT INTO project (id, name, north_star, created_at, updated_at, updated_by) \
+     VALUES (?1, ?1, ?2, ?3, ?3, ?4) \
+     ON CONFLICT (id) DO UPDATE SET north_star = excluded.north_star, \
+     updated_at = excluded.updated_at, updated_by = excluded.updated_by";
+/// A focus event, if the project exists and its focus is not already exactly this one.
+const FOCUS_EVENT: &str =
+    "INSERT INTO event (project_id, at, what, value, note, done_when, client) \
+     SELECT ?1, ?5, 'focus', ?2, ?3, ?4, ?6 \
+     WHERE EXISTS (SELECT 1 FROM project WHERE id = ?1) \
+     AND NOT EXISTS (SELECT 1 FROM focus WHERE project_id = ?1 AND statement = ?2 \
+     AND why IS ?3 AND done_when IS ?4)";
+const UPSERT_FOCUS: &str = "INSERT INTO focus (project_id, statement, why, done_when, created_at, updated_at, updated_by) \
+     SELECT ?1, ?2, ?3, ?4, ?5, ?5, ?6 WHERE EXISTS (SELECT 1 FROM project WHERE id = ?1) \
+     ON CONFLICT (project_id) DO UPDATE SET statement = excluded.statement, why = excluded.why, \
+     done_when = excluded.done_when, updated_at = excluded.updated_at, updated_by = excluded.updated_by";
+/// Inserts the task unless an open task of the project has the same kind and body: the check
+/// rides in the inserting statement (served by `task_open_same`), so a retried or concurrent
+/// identical call cannot add a second one.
+pub const INSERT_TASK: &str = "INSERT INTO task (id, project_id, body, kind, demoted, status, created_at, created_by, updated_at) \
+     SELECT ?1, ?2, ?3, ?4, ?5, 'open', ?6, ?7, ?6 WHERE EXISTS (SELECT 1 FROM project WHERE id = ?2) \
+     AND NOT EXISTS (SELECT 1 FROM task WHERE project_id = ?2 AND kind = ?4 AND body = ?3 AND status = 'open') \
      RETURNING id";
+/// The open task with this kind and body: the one just inserted, or the one that was there.
+const SAME_OPEN_TASK: &str = "SELECT id FROM task \
+     WHERE project_id = ?1 AND kind = ?2 AND body = ?3 AND status = 'open' ORDER BY rowid LIMIT 1";
 const TASK_BY_ID: &str = "SELECT project_id, kind, status FROM task WHERE id = ?1";
-const COMPLETE_TASK: &str = "UPDATE task SET status = 'done' WHERE id = ?1 AND status <> 'done'";
+/// The completion's event, only if the task is still open (it runs before the update).
+const COMPLETION_EVENT: &str = "INSERT INTO event (project_id, at, what, value, note, task_id, kind, client) \
+     SELECT project_id, ?2, 'completed', body, ?3, id, kind, ?4 FROM task WHERE id = ?1 AND status <> 'done'";
+const COMPLETE_TASK: &str =
+    "UPDATE task SET status = 'done', completed_at = ?2, completed_by = ?4, \
+     evidence = ?3, updated_at = ?2 WHERE id = ?1 AND status <> 'done'";
 /// Everything get_state shows, in one statement: part 0 is the project, part 1 its focus, part 2
 /// its open deferred tasks in insertion order. The task arm matches the partial index
 /// `task_open_deferred` term for term, so SQLite reads only open deferred rows.
 pub const LOAD_STATE: &str = "\
-SELECT 0 AS part, 0 AS seq, north_star AS a, NULL AS b, NULL AS c FROM project WHERE id = ?1 \
-UNION ALL SELECT 1, 0, statement, why, NULL FROM focus WHERE project_id = ?1 \
-UNION ALL SELECT 2, rowid, id, kind, body FROM task \
+SELECT 0 AS part, 0 AS seq, north_star AS a, updated_by AS b, NULL AS c, updated_at AS d, NULL AS e \
+FROM project WHERE id = ?1 \
+UNION ALL SELECT 1, 0, statement, updated_by, why, updated_at, done_when FROM focus WHERE project_id = ?1 \
+UNION ALL SELECT 2, rowid, id, kind, body, NULL, NULL FROM task \
 WHERE project_id = ?1 AND demoted = 1 AND status = 'open' \
 ORDER BY part, seq";
 /// The project's North Star and focus, read at the end of each write's batch so the reply can
 /// end with the 🎯/▶ lines as they stand after the write (no extra round trip).
 const LOAD_ANCHOR: &str =
-    "SELECT p.north_star AS north_star, f.statement AS statement, f.why AS why \
+    "SELECT p.north_star AS north_star, f.statement AS statement, f.why AS why, \
+     f.done_when AS done_when, f.updated_at AS at, f.updated_by AS by \
      FROM project p LEFT JOIN focus f ON f.project_id = p.id WHERE p.id = ?1";
 /// The same for the project a task belongs to (complete_task names only the task).
 const LOAD_ANCHOR_OF_TASK: &str = "SELECT p.north_star AS north_star, f.statement AS statement, \
-     f.why AS why FROM project p LEFT JOIN focus f ON f.project_id = p.id \
+     f.why AS why, f.done_when AS done_when, f.updated_at AS at, f.updated_by AS by \
+     FROM project p LEFT JOIN focus f ON f.project_id = p.id \
      WHERE p.id = (SELECT project_id FROM task WHERE id = ?1)";
+/// Most events the history shows.
+pub const HISTORY_LIMIT: usize = 50;
+/// A project's history in one statement: part 0 says the project exists, part 1 is its newest
+/// events newest first, part 2 the count of all its events. Served by `event_by_project`.
+pub const LOAD_HISTORY: &str = "\
+SELECT 0 AS part, 0 AS seq, NULL AS at, NULL AS what, NULL AS value, NULL AS note, NULL AS done_when, \
+NULL AS kind, NULL AS client FROM project WHERE id = ?1 \
+UNION ALL SELECT * FROM (SELECT 1, seq, at, what, value, note, done_when, kind, client FROM event \
+WHERE project_id = ?1 ORDER BY seq DESC LIMIT ?2) \
+UNION ALL SELECT 2, count(*), NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM event WHERE project_id = ?1 \
+ORDER BY part, seq DESC";
 const PROJECT_IDS: &str = "SELECT id FROM project WHERE id > ?1 ORDER BY id LIMIT ?2";
-/// A page of projects for the web list, in one statement: each project's North Star, focus and
-/// open deferred counts. The counts are correlated subqueries over the partial index
-/// `task_open_deferred`, so they read only open deferred rows.
+/// A page of projects for the web list, in one statement: each project's North Star, focus (and
+/// when it was set) and open deferred counts. The counts are correlated subqueries that SQLite
+/// serves from a partial index of open tasks, so done tasks cost nothing.
 pub const PROJECT_SUMMARIES: &str = "\
-SELECT p.id AS id, p.north_star AS north_star, f.statement AS statement, \
+SELECT p.id AS id, p.north_star AS north_star, f.statement AS statement, f.updated_at AS focus_at, \
 (SELECT count(*) FROM task t WHERE t.project_id = p.id AND t.demoted = 1 AND t.status = 'open' \
 AND t.kind = 'cleanup') AS cleanup, \
 (SELECT count(*) FROM task t WHERE t.project_id = p.id AND t.demoted = 1 AND t.status = 'open' \
@@ -156,22 +251,32 @@ pub enum Upsert {
     Updated,
 }
 
-/// Sets the North Star, creating the project when absent. Reports which happened and the anchor
-/// after the write; the check, the write and the read share one atomic batch.
+/// Sets the North Star, creating the project when absent, and records the change in the
+/// history. Reports which happened and the anchor after the write; the check, the event, the
+/// write and the read share one atomic batch.
 pub async fn set_north_star(
     db: &dyn Sql,
     project_id: &str,
     text: &str,
+    change: Change<'_>,
 ) -> Result<(Upsert, Anchor), StoreError> {
+    let at = Value::Int(change.at_ms);
     let results = db
         .batch(vec![
             Stmt::new(PROJECT_EXISTS, vec![project_id.into()]),
-            Stmt::new(UPSERT_NORTH_STAR, vec![project_id.into(), text.into()]),
+            Stmt::new(
+                NORTH_STAR_EVENT,
+                vec![project_id.into(), text.into(), at.clone(), change.by.into()],
+            ),
+            Stmt::new(
+                UPSERT_NORTH_STAR,
+                vec![project_id.into(), text.into(), at, change.by.into()],
+            ),
             Stmt::new(LOAD_ANCHOR, vec![project_id.into()]),
         ])
         .await?;
     let existed = !first(&results)?.is_empty();
-    let anchor = anchor(&results, 2)?.ok_or(StoreError::Decode("anchor after upsert"))?;
+    let anchor = anchor(&results, 3)?.ok_or(StoreError::Decode("anchor after upsert"))?;
     let upsert = if existed {
         Upsert::Updated
     } else {
@@ -180,52 +285,90 @@ pub async fn set_north_star(
     Ok((upsert, anchor))
 }
 
-/// Replaces the project's one focus and returns the anchor after it. `None` when the project
-/// does not exist (nothing written).
+/// The focus a set_focus call writes.
+#[derive(Debug, Clone, Copy)]
+pub struct NewFocus<'a> {
+    pub statement: &'a str,
+    pub why: Option<&'a str>,
+    pub done_when: Option<&'a str>,
+}
+
+/// Replaces the project's one focus, records a change in the history, and returns the anchor
+/// after it. `None` when the project does not exist (nothing written).
 pub async fn set_focus(
     db: &dyn Sql,
     project_id: &str,
-    statement: &str,
-    why: Option<&str>,
+    focus: NewFocus<'_>,
+    change: Change<'_>,
 ) -> Result<Option<Anchor>, StoreError> {
+    let params = vec![
+        project_id.into(),
+        focus.statement.into(),
+        focus.why.into(),
+        focus.done_when.into(),
+        Value::Int(change.at_ms),
+        change.by.into(),
+    ];
     let results = db
         .batch(vec![
-            Stmt::new(
-                UPSERT_FOCUS,
-                vec![project_id.into(), statement.into(), why.into()],
-            ),
+            Stmt::new(FOCUS_EVENT, params.clone()),
+            Stmt::new(UPSERT_FOCUS, params),
             Stmt::new(LOAD_ANCHOR, vec![project_id.into()]),
         ])
         .await?;
-    anchor(&results, 1)
+    anchor(&results, 2)
 }
 
-/// Adds a task and returns the project's anchor. `None` when the project does not exist
-/// (nothing written).
+/// What add_task did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Added {
+    /// The task was stored under the id given.
+    New(Anchor),
+    /// An open task of the same kind and body was already there; this is its id.
+    Existing(String, Anchor),
+    /// The project does not exist; nothing was written.
+    NoProject,
+}
+
+/// Adds a task unless the same one is already open, and returns the project's anchor.
 pub async fn add_task(
     db: &dyn Sql,
     id: &str,
     project_id: &str,
     body: &str,
     kind: Kind,
-) -> Result<Option<Anchor>, StoreError> {
+    change: Change<'_>,
+) -> Result<Added, StoreError> {
     let params = vec![
         id.into(),
         project_id.into(),
         body.into(),
         kind.as_str().into(),
         Value::Int(i64::from(kind.demoted())),
+        Value::Int(change.at_ms),
+        change.by.into(),
     ];
     let results = db
         .batch(vec![
             Stmt::new(INSERT_TASK, params),
+            Stmt::new(
+                SAME_OPEN_TASK,
+                vec![project_id.into(), kind.as_str().into(), body.into()],
+            ),
             Stmt::new(LOAD_ANCHOR, vec![project_id.into()]),
         ])
         .await?;
-    if first(&results)?.is_empty() {
-        return Ok(None);
+    let Some(anchor) = anchor(&results, 2)? else {
+        return Ok(Added::NoProject);
+    };
+    if !first(&results)?.is_empty() {
+        return Ok(Added::New(anchor));
     }
-    anchor(&results, 1)
+    let same = results
+        .get(1)
+        .and_then(|rows| rows.first())
+        .ok_or(StoreError::Decode("no task inserted and none the same"))?;
+    Ok(Added::Existing(text(same, "id")?.to_owned(), anchor))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -243,13 +386,26 @@ pub enum Completion {
     },
 }
 
-/// Marks a task done. The read of the old status, the update and the read of the project's
-/// anchor run in one atomic batch, so of two concurrent calls exactly one sees `Completed`.
-pub async fn complete_task(db: &dyn Sql, task_id: &str) -> Result<Completion, StoreError> {
+/// Marks a task done with its evidence and records the completion in the history. The read of
+/// the old status, the event, the update and the read of the project's anchor run in one atomic
+/// batch, so of two concurrent calls exactly one sees `Completed` and one event is written.
+pub async fn complete_task(
+    db: &dyn Sql,
+    task_id: &str,
+    evidence: Option<&str>,
+    change: Change<'_>,
+) -> Result<Completion, StoreError> {
+    let params = vec![
+        task_id.into(),
+        Value::Int(change.at_ms),
+        evidence.into(),
+        change.by.into(),
+    ];
     let results = db
         .batch(vec![
             Stmt::new(TASK_BY_ID, vec![task_id.into()]),
-            Stmt::new(COMPLETE_TASK, vec![task_id.into()]),
+            Stmt::new(COMPLETION_EVENT, params.clone()),
+            Stmt::new(COMPLETE_TASK, params),
             Stmt::new(LOAD_ANCHOR_OF_TASK, vec![task_id.into()]),
         ])
         .await?;
@@ -258,7 +414,7 @@ pub async fn complete_task(db: &dyn Sql, task_id: &str) -> Result<Completion, St
     };
     let project_id = text(row, "project_id")?.to_owned();
     let kind = kind(row)?;
-    let anchor = anchor(&results, 2)?.ok_or(StoreError::Decode("anchor of the task"))?;
+    let anchor = anchor(&results, 3)?.ok_or(StoreError::Decode("anchor of the task"))?;
     Ok(if text(row, "status")? == "done" {
         Completion::AlreadyDone {
             project_id,
@@ -286,6 +442,8 @@ fn anchor(results: &[Vec<Row>], index: usize) -> Result<Option<Anchor>, StoreErr
         Some(statement) => Some(Focus {
             statement: statement.to_owned(),
             why: opt_text(row, "why")?.map(str::to_owned),
+            done_when: opt_text(row, "done_when")?.map(str::to_owned),
+            set: stamp(row, "at", "by")?,
         }),
         None => None,
     };
@@ -302,13 +460,14 @@ pub async fn load_state(db: &dyn Sql, project_id: &str) -> Result<Option<State>,
         .await?;
     let (mut north_star, mut focus, mut deferred) = (None, None, Vec::new());
     for row in first(&results)? {
-        // D1 hands numbers over as JavaScript doubles, SQLite as integers: read either.
-        match row.get("part").and_then(Json::as_f64).map(|p| p as i64) {
-            Some(0) => north_star = Some(text(row, "a")?.to_owned()),
+        match int(row, "part")? {
+            Some(0) => north_star = Some((text(row, "a")?.to_owned(), stamp(row, "d", "b")?)),
             Some(1) => {
                 focus = Some(Focus {
                     statement: text(row, "a")?.to_owned(),
-                    why: opt_text(row, "b")?.map(str::to_owned),
+                    why: opt_text(row, "c")?.map(str::to_owned),
+                    done_when: opt_text(row, "e")?.map(str::to_owned),
+                    set: stamp(row, "d", "b")?,
                 });
             }
             Some(2) => deferred.push(Deferred {
@@ -319,11 +478,57 @@ pub async fn load_state(db: &dyn Sql, project_id: &str) -> Result<Option<State>,
             _ => return Err(StoreError::Decode("part")),
         }
     }
-    Ok(north_star.map(|north_star| State {
+    Ok(north_star.map(|(north_star, north_star_set)| State {
         project_id: project_id.to_owned(),
         north_star,
+        north_star_set,
         focus,
         deferred,
+    }))
+}
+
+/// Reads a project's history, newest first, in one statement. `None` when the project does
+/// not exist.
+pub async fn load_history(db: &dyn Sql, project_id: &str) -> Result<Option<History>, StoreError> {
+    let results = db
+        .batch(vec![Stmt::new(
+            LOAD_HISTORY,
+            vec![project_id.into(), Value::Int(HISTORY_LIMIT as i64)],
+        )])
+        .await?;
+    let (mut exists, mut events, mut total) = (false, Vec::new(), 0);
+    for row in first(&results)? {
+        match int(row, "part")? {
+            Some(0) => exists = true,
+            Some(1) => {
+                let what = match (text(row, "what")?, opt_text(row, "kind")?) {
+                    ("north_star", _) => EventKind::NorthStar,
+                    ("focus", _) => EventKind::Focus,
+                    ("completed", Some(kind)) => {
+                        EventKind::Completed(Kind::parse(kind).ok_or(StoreError::Decode("kind"))?)
+                    }
+                    _ => return Err(StoreError::Decode("what")),
+                };
+                events.push(Event {
+                    at_ms: int(row, "at")?,
+                    what,
+                    value: text(row, "value")?.to_owned(),
+                    note: opt_text(row, "note")?.map(str::to_owned),
+                    done_when: opt_text(row, "done_when")?.map(str::to_owned),
+                    client: text(row, "client")?.to_owned(),
+                });
+            }
+            Some(2) => total = int(row, "seq")?.unwrap_or(0),
+            _ => return Err(StoreError::Decode("part")),
+        }
+    }
+    let older = u64::try_from(total)
+        .unwrap_or(0)
+        .saturating_sub(events.len() as u64);
+    Ok(exists.then(|| History {
+        project_id: project_id.to_owned(),
+        events,
+        older,
     }))
 }
 
@@ -347,6 +552,8 @@ pub struct Summary {
     pub north_star: String,
     /// The focus statement, if set_focus was ever called.
     pub focus: Option<String>,
+    /// When the focus was last set (UTC ms); `None` before timestamps were kept.
+    pub focus_set_ms: Option<i64>,
     /// Open deferred tasks of each kind.
     pub cleanup: u64,
     pub record: u64,
@@ -366,6 +573,7 @@ pub async fn project_summaries(
                 id: text(row, "id")?.to_owned(),
                 north_star: text(row, "north_star")?.to_owned(),
                 focus: opt_text(row, "statement")?.map(str::to_owned),
+                focus_set_ms: int(row, "focus_at")?,
                 cleanup: count(row, "cleanup")?,
                 record: count(row, "record")?,
             })
@@ -386,6 +594,27 @@ async fn projects_after(
         vec![after.unwrap_or("").into(), limit],
     )])
     .await
+}
+
+/// An integer column; D1 hands numbers over as JavaScript doubles, SQLite as integers: read
+/// either. `None` for NULL.
+fn int(row: &Row, column: &'static str) -> Result<Option<i64>, StoreError> {
+    match row.get(column) {
+        None | Some(Json::Null) => Ok(None),
+        Some(v) => v
+            .as_i64()
+            .or_else(|| v.as_f64().map(|f| f as i64))
+            .map(Some)
+            .ok_or(StoreError::Decode(column)),
+    }
+}
+
+/// A stamp from a time column and a client column.
+fn stamp(row: &Row, at: &'static str, by: &'static str) -> Result<Stamp, StoreError> {
+    Ok(Stamp {
+        at_ms: int(row, at)?,
+        by: opt_text(row, by)?.unwrap_or("unknown").to_owned(),
+    })
 }
 
 fn first(results: &[Vec<Row>]) -> Result<&Vec<Row>, StoreError> {
@@ -432,5 +661,32 @@ mod tests {
         assert!(stmts.iter().all(|s| !s.contains("--")));
         assert!(stmts[0].starts_with("CREATE TABLE IF NOT EXISTS project"));
         assert!(stmts[3].starts_with("CREATE INDEX IF NOT EXISTS task_open_deferred"));
+        let v2 = split_sql(MIGRATIONS[1].1);
+        assert!(v2.iter().all(|s| !s.contains("--") && !s.is_empty()));
+        assert_eq!(
+            v2.iter().filter(|s| s.starts_with("ALTER TABLE")).count(),
+            13
+        );
+    }
+
+    /// `MIGRATIONS` and migrations/ can never disagree: same files, same order, same text.
+    #[test]
+    fn the_migration_list_is_the_migrations_folder() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/migrations");
+        let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "sql"))
+            .map(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read_to_string(&p).unwrap())
+            })
+            .collect();
+        files.sort();
+        let listed: Vec<(String, String)> = MIGRATIONS
+            .iter()
+            .map(|(n, t)| ((*n).to_owned(), (*t).to_owned()))
+            .collect();
+        assert_eq!(listed, files);
     }
 }

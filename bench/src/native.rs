@@ -33,6 +33,7 @@ impl Server {
             config: Config {
                 token: Some("bench-token".into()),
                 allowed_origins: Vec::new(),
+                ..Config::default()
             },
             db: Sqlite::migrated(),
             next_id: Cell::new(0),
@@ -52,6 +53,7 @@ impl Server {
             ids: &new_id,
             clock: &now,
             caller: Caller::from_user_agent(headers.get("user-agent")),
+            focus_stale_days: 7,
         };
         handoff_mcp::sqlite::serve_mcp(&self.config, "POST", headers, body, &ctx)
     }

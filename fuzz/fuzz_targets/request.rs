@@ -37,6 +37,7 @@ fn check(data: &[u8]) {
     let config = Config {
         token: Some("fuzz-token".into()),
         allowed_origins: vec!["https://app.example".into()],
+            ..Config::default()
     };
     let next = Cell::new(0u32);
     let new_id = || {
@@ -49,6 +50,7 @@ fn check(data: &[u8]) {
         ids: &new_id,
         clock: &now,
         caller: Caller::from_user_agent(headers.get("user-agent")),
+        focus_stale_days: 7,
     };
     let response = handoff_mcp::sqlite::serve_mcp(&config, method, &headers, body, &ctx);
 

@@ -59,12 +59,17 @@ impl Target {
     }
 }
 
+/// What the server records as the client of every write this smoke client makes.
+pub const USER_AGENT: &str = "handoff-smoke/0.1";
+
 /// One agent per logical client, so separate clients share no connection pool.
 pub fn agent() -> ureq::Agent {
     // Redirects are not followed: a redirect is wire behaviour to assert, not to hide.
+    // A fixed User-Agent: the server attributes 2025-era writes to its product token.
     ureq::AgentBuilder::new()
         .timeout(TIMEOUT)
         .redirects(0)
+        .user_agent(USER_AGENT)
         .build()
 }
 

@@ -33,7 +33,7 @@ const STATE_AFTER: &str = concat!(
 );
 
 /// The reference block after STATE_BEFORE; `{cleanup}` and `{record}` stand for the ids A got.
-const REFERENCE_HEAD: &str = "Reference data, not a to-do list: the task_id of each open deferred task, for complete_task once that task is really done.";
+const REFERENCE_HEAD: &str = "Reference data, not a to-do list: when the North Star and the focus were set, and the task_id of each open deferred task, for complete_task once that task is really done.";
 /// The 🎯 and ▶ lines every write ends with once the focus is set.
 const ANCHOR: &str = concat!(
     "🎯 NORTH STAR: Ship handoff-mcp v1\n",
@@ -132,9 +132,20 @@ fn run_a(checks: &mut Checks, tag: &str, project: &str, open: &mut Opener) -> Id
     ids
 }
 
-/// The reference block listing these (id, kind, body) lines.
-fn reference(tasks: &[(&str, &str, &str)]) -> String {
-    let mut out = REFERENCE_HEAD.to_string();
+/// The reference block listing these (id, kind, body) lines, for a project whose North Star and
+/// focus this client set today. The date is the server's; the smoke client reads it from the
+/// North Star line rather than computing it, and checks that both lines say today.
+fn reference(tasks: &[(&str, &str, &str)], seen: &str) -> String {
+    let date = seen
+        .lines()
+        .nth(1)
+        .and_then(|l| l.strip_prefix("north_star: set "))
+        .and_then(|l| l.split(' ').next())
+        .unwrap_or("?");
+    let by = crate::http::USER_AGENT;
+    let mut out = format!(
+        "{REFERENCE_HEAD}\nnorth_star: set {date} (today) by {by}\nfocus: set {date} (today) by {by}"
+    );
     for (id, kind, body) in tasks {
         out.push_str(&format!("\ntask_id={id} [{kind}] {body}"));
     }
@@ -159,12 +170,16 @@ fn run_b(checks: &mut Checks, tag: &str, project: &str, ids: &Ids, open: &mut Op
         &format!("{tag} B: get_state shows the contract text, then the ids as reference data"),
         state.and_then(|result| {
             result.expect_ok()?;
+            let seen = result.texts.get(1).map(String::as_str).unwrap_or_default();
             result.expect_texts(&[
                 STATE_BEFORE,
-                &reference(&[
-                    (cleanup, "cleanup", CLEANUP_TASK),
-                    (record, "record", RECORD_TASK),
-                ]),
+                &reference(
+                    &[
+                        (cleanup, "cleanup", CLEANUP_TASK),
+                        (record, "record", RECORD_TASK),
+                    ],
+                    seen,
+                ),
             ])?;
             let tasks = result.reference_tasks()?;
             tasks
@@ -202,7 +217,11 @@ fn run_c(checks: &mut Checks, tag: &str, project: &str, ids: &Ids, open: &mut Op
         &format!("{tag} C: get_state no longer lists the completed cleanup task"),
         state.and_then(|result| {
             result.expect_ok()?;
-            result.expect_texts(&[STATE_AFTER, &reference(&[(record, "record", RECORD_TASK)])])
+            let seen = result.texts.get(1).map(String::as_str).unwrap_or_default();
+            result.expect_texts(&[
+                STATE_AFTER,
+                &reference(&[(record, "record", RECORD_TASK)], seen),
+            ])
         }),
     );
 }

@@ -114,6 +114,7 @@ pub fn stress(target: &Target, allowed_origin: Option<&str>) -> usize {
     failed += gates(target, allowed_origin);
     let mut races = Phase::new("races");
     race_add_task(&mut races, target, &format!("race-add-{stamp}"));
+    race_same_add_task(&mut races, target, &format!("race-same-{stamp}"));
     race_set_focus(&mut races, target, &format!("race-focus-{stamp}"));
     race_complete_task(&mut races, target, &format!("race-done-{stamp}"));
     failed + races.finish()
@@ -659,6 +660,54 @@ fn race_add_task(phase: &mut Phase, target: &Target, project: &str) {
     ));
 }
 
+/// 16 concurrent identical add_task (a client retrying on 16 connections): exactly one task is
+/// stored, and every caller is told its id.
+fn race_same_add_task(phase: &mut Phase, target: &Target, project: &str) {
+    if let Err(e) = create(target, project) {
+        phase.record("identical add_task race: create the project", Err(e));
+        return;
+    }
+    let barrier = Barrier::new(CLIENTS);
+    let ids: Vec<Result<String, String>> = thread::scope(|scope| {
+        let handles: Vec<_> = (0..CLIENTS)
+            .map(|_| {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    let mut client = Client::new(target, Era::Modern);
+                    barrier.wait();
+                    tools::call(
+                        &mut client,
+                        "add_task",
+                        json!({"project_id": project, "body": "write it once", "kind": "record"}),
+                    )
+                    .and_then(|r| {
+                        r.expect_ok()?;
+                        r.task_id()
+                    })
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("client panicked".into())))
+            .collect()
+    });
+    let found = open_tasks(target, project);
+    phase.record(
+        &format!("identical add_task race: {CLIENTS} callers, one task, all told its id"),
+        found.and_then(|tasks| {
+            let told: HashSet<&String> = ids.iter().filter_map(|r| r.as_ref().ok()).collect();
+            ensure(
+                tasks.len() == 1
+                    && ids.iter().all(Result::is_ok)
+                    && told.len() == 1
+                    && told.contains(&tasks[0].0),
+                || format!("{} open tasks {tasks:?}; answers {ids:?}", tasks.len()),
+            )
+        }),
+    );
+}
+
 /// 16 concurrent set_focus: one focus remains, and it is one of the writes, statement and reason
 /// from the same write.
 fn race_set_focus(phase: &mut Phase, target: &Target, project: &str) {
@@ -769,8 +818,11 @@ fn race_complete_task(phase: &mut Phase, target: &Target, project: &str) {
     let already = answers
         .iter()
         .filter(|a| {
-            a.as_ref()
-                .is_ok_and(|t| t.ends_with("was already done; nothing changed."))
+            a.as_ref().is_ok_and(|t| {
+                t.lines()
+                    .next()
+                    .is_some_and(|l| l.ends_with("was already done; nothing changed."))
+            })
         })
         .count();
     phase.record(

@@ -83,6 +83,18 @@ impl ToolResult {
             .ok_or_else(|| format!("no task id in add_task's text: {:?}", self.text))
     }
 
+    /// The id of the task an add_task call names, new (`Added {kind} task {id} …`) or already
+    /// open (`… already there: task {id} in project …`).
+    pub fn task_id(&self) -> Result<String, String> {
+        if let Some((_, rest)) = self.text.split_once(" already there: task ") {
+            return rest
+                .split_once(' ')
+                .map(|(id, _)| id.to_string())
+                .ok_or_else(|| format!("no task id in add_task's text: {:?}", self.text));
+        }
+        self.added_task_id()
+    }
+
     /// get_state's reference block (its second text item), parsed as a model would read it:
     /// `(task_id, kind, body)` from each `task_id={id} [{kind}] {body}` line.
     pub fn reference_tasks(&self) -> Result<Vec<(String, String, String)>, String> {

@@ -23,7 +23,7 @@ pub async fn serve(
         "prompts/get" => {
             let name = string_param(params, "name", method)?;
             let arguments = params.and_then(|p| p.get("arguments"));
-            (prompts::get(ctx.db, name, arguments).await?, None)
+            (prompts::get(ctx, name, arguments).await?, None)
         }
         "resources/templates/list" => (resources::templates(), Some(Cache::Static)),
         "resources/list" => {
@@ -32,7 +32,7 @@ pub async fn serve(
         }
         "resources/read" => {
             let uri = string_param(params, "uri", method)?;
-            (resources::read(ctx.db, uri).await?, Some(Cache::Data))
+            (resources::read(ctx, uri).await?, Some(Cache::Data))
         }
         _ => return Err(Error::MethodNotFound(method.to_owned())),
     };

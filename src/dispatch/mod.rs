@@ -11,7 +11,7 @@ mod modern;
 
 use serde_json::Value as Json;
 
-use crate::context::{Caller, Ctx};
+use crate::context::{Caller, Ctx, CLIENT_MAX};
 use crate::error::Error;
 use crate::jsonrpc::{self, Message};
 use crate::protocol::version::{self, Era};
@@ -166,12 +166,14 @@ async fn handle_one(value: &Json, headers: &McpHeaders, ctx: &Ctx<'_>) -> Handle
     }
 }
 
-/// `name/version` from the 2026-07-28 `_meta` client info, when the message carries it.
+/// `name/version` from the 2026-07-28 `_meta` client info, when the message carries it, at
+/// most `CLIENT_MAX` characters (it is stored with every change).
 fn client_info(params: Option<&Json>) -> Option<String> {
     let info = params?.get("_meta")?.get(META_CLIENT_INFO)?;
     let name = info.get("name")?.as_str()?;
-    Some(match info.get("version").and_then(Json::as_str) {
+    let full = match info.get("version").and_then(Json::as_str) {
         Some(v) => format!("{name}/{v}"),
         None => name.to_owned(),
-    })
+    };
+    Some(full.chars().take(CLIENT_MAX).collect())
 }

@@ -4,7 +4,7 @@ use super::args::{Args, Param, Rule, PROJECT_ID};
 use super::{Annotations, Outcome, ToolDef};
 use crate::context::Ctx;
 use crate::error::Error;
-use crate::store;
+use crate::store::{self, Added};
 
 const BODY: Param = Param {
     name: "body",
@@ -25,12 +25,13 @@ pub const DEF: ToolDef = ToolDef {
     description: &["Adds a task to the project and returns its id. kind is main (work toward the \
                     North Star; stored but not listed by get_state, where the focus is the one thing \
                     to do), cleanup or record (deferred: listed by get_state under 後処理 and not to \
-                    be started until the North Star is reached)."],
+                    be started until the North Star is reached). Safe to retry: if an open task of \
+                    the same kind and body exists, its id is returned and nothing is added."],
     params: &[PROJECT_ID, BODY, KIND],
     annotations: Annotations {
         read_only: false,
         destructive: false,
-        idempotent: false,
+        idempotent: true,
     },
     handler: |args, ctx| Box::pin(run(args, ctx)),
 };
@@ -39,12 +40,25 @@ async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
     let project_id = args.get(&PROJECT_ID);
     let kind = args.kind(&KIND);
     let task_id = ctx.ids.new_id();
-    let written = store::add_task(ctx.db, &task_id, project_id, args.get(&BODY), kind).await?;
-    let Some(anchor) = written else {
-        return Ok(Outcome::error(format!(
-            "No project \"{project_id}\" yet, so nothing was written. Call set_north_star with this \
-             project_id first, then add_task."
-        )));
+    let body = args.get(&BODY);
+    let anchor = match store::add_task(ctx.db, &task_id, project_id, body, kind, ctx.change()).await? {
+        Added::New(anchor) => anchor,
+        Added::Existing(existing, anchor) => {
+            return Ok(Outcome::written(
+                format!(
+                    "An open {} task with this body was already there: task {existing} in project \
+                     \"{project_id}\". Nothing was added; use that id.",
+                    kind.as_str()
+                ),
+                &anchor,
+            ))
+        }
+        Added::NoProject => {
+            return Ok(Outcome::error(format!(
+                "No project \"{project_id}\" yet, so nothing was written. Call set_north_star with this \
+                 project_id first, then add_task."
+            )))
+        }
     };
     let sentence = if kind.demoted() {
         format!(

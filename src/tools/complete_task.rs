@@ -14,15 +14,23 @@ const TASK_ID: Param = Param {
     required: true,
 };
 
+const EVIDENCE: Param = Param {
+    name: "evidence",
+    description:
+        "Optional: what shows the task is done (a commit, a PR, a test run). The history keeps it.",
+    rule: Rule::Text { blank_ok: true },
+    required: false,
+};
+
 pub const DEF: ToolDef = ToolDef {
     name: "complete_task",
     title: "Complete a task",
     description: &[
         "Marks a task done by its id (from add_task, or from the task_id lines of \
-                    get_state's reference data). A completed task is no longer listed. Completing it again changes \
-                    nothing.",
+                    get_state's reference data). A completed task is no longer listed; evidence, if given, is kept \
+                    in the history. Completing it again changes nothing.",
     ],
-    params: &[TASK_ID],
+    params: &[TASK_ID, EVIDENCE],
     annotations: Annotations {
         read_only: false,
         destructive: false,
@@ -33,25 +41,26 @@ pub const DEF: ToolDef = ToolDef {
 
 async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
     let task_id = args.get(&TASK_ID);
-    let (project_id, kind, anchor, changed) = match store::complete_task(ctx.db, task_id).await? {
-        Completion::Unknown => {
-            return Ok(Outcome::error(format!(
-                "No task \"{}\". Task ids come from add_task, and get_state's reference data \
+    let (project_id, kind, anchor, changed) =
+        match store::complete_task(ctx.db, task_id, args.opt(&EVIDENCE), ctx.change()).await? {
+            Completion::Unknown => {
+                return Ok(Outcome::error(format!(
+                    "No task \"{}\". Task ids come from add_task, and get_state's reference data \
                  lists each open deferred task as task_id=….",
-                preview(task_id)
-            )))
-        }
-        Completion::Completed {
-            project_id,
-            kind,
-            anchor,
-        } => (project_id, kind, anchor, true),
-        Completion::AlreadyDone {
-            project_id,
-            kind,
-            anchor,
-        } => (project_id, kind, anchor, false),
-    };
+                    preview(task_id)
+                )))
+            }
+            Completion::Completed {
+                project_id,
+                kind,
+                anchor,
+            } => (project_id, kind, anchor, true),
+            Completion::AlreadyDone {
+                project_id,
+                kind,
+                anchor,
+            } => (project_id, kind, anchor, false),
+        };
     let sentence = if changed {
         format!(
             "Completed {} task {task_id} in project \"{project_id}\"; get_state no longer lists it.",

@@ -36,6 +36,6 @@ async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
     };
     Ok(Outcome::ok_texts(vec![
         render::render(&state),
-        render::reference(&state),
+        render::reference(&state, ctx.clock.now_ms(), ctx.focus_stale_days),
     ]))
 }

@@ -4,7 +4,7 @@ use super::args::{Args, Param, Rule, PROJECT_ID};
 use super::{Annotations, Outcome, ToolDef};
 use crate::context::Ctx;
 use crate::error::Error;
-use crate::store;
+use crate::store::{self, NewFocus};
 
 const STATEMENT: Param = Param {
     name: "statement",
@@ -18,16 +18,23 @@ const WHY: Param = Param {
     rule: Rule::Text { blank_ok: true },
     required: false,
 };
+const DONE_WHEN: Param = Param {
+    name: "done_when",
+    description: "Optional: the exit criterion, when this focus counts as done (e.g. \"the wire tests pass on CI\"). get_state shows it with the focus.",
+    rule: Rule::Text { blank_ok: true },
+    required: false,
+};
 
 pub const DEF: ToolDef = ToolDef {
     name: "set_focus",
     title: "Set the focus",
     description: &[
         "Sets the project's focus (本丸): the one thing to do now toward the North Star, \
-                    with an optional reason. A project has exactly one focus; this replaces the \
-                    previous one. The project must exist (set_north_star creates it).",
+                    with an optional reason and exit criterion. A project has exactly one focus; this \
+                    replaces the previous one (the history keeps it). Setting the same focus again \
+                    confirms it. The project must exist (set_north_star creates it).",
     ],
-    params: &[PROJECT_ID, STATEMENT, WHY],
+    params: &[PROJECT_ID, STATEMENT, WHY, DONE_WHEN],
     annotations: Annotations {
         read_only: false,
         destructive: false,
@@ -38,8 +45,12 @@ pub const DEF: ToolDef = ToolDef {
 
 async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
     let project_id = args.get(&PROJECT_ID);
-    let written =
-        store::set_focus(ctx.db, project_id, args.get(&STATEMENT), args.opt(&WHY)).await?;
+    let focus = NewFocus {
+        statement: args.get(&STATEMENT),
+        why: args.opt(&WHY),
+        done_when: args.opt(&DONE_WHEN),
+    };
+    let written = store::set_focus(ctx.db, project_id, focus, ctx.change()).await?;
     let Some(anchor) = written else {
         return Ok(Outcome::error(format!(
             "No project \"{project_id}\" yet, so nothing was written. Call set_north_star with this \

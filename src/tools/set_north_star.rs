@@ -32,7 +32,8 @@ pub const DEF: ToolDef = ToolDef {
 
 async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
     let project_id = args.get(&PROJECT_ID);
-    let (upsert, anchor) = store::set_north_star(ctx.db, project_id, args.get(&TEXT)).await?;
+    let (upsert, anchor) =
+        store::set_north_star(ctx.db, project_id, args.get(&TEXT), ctx.change()).await?;
     let sentence = match upsert {
         Upsert::Created => format!(
             "Created project \"{project_id}\" with its North Star. Next, set_focus names the one thing to do now."

@@ -4,7 +4,9 @@
 //! no external resource, no absolute URL (links are relative, so the token in the path is
 //! never written into a page). No storage and no HTTP here.
 
-use crate::model::{Kind, State};
+use super::svg;
+use crate::model::{EventKind, History, Kind, State};
+use crate::render;
 use crate::store::Summary;
 
 /// A page under construction.
@@ -123,8 +125,21 @@ pub struct Index<'a> {
     pub projects: &'a [Summary],
     /// The id to continue after, when there are more projects than this page shows.
     pub next: Option<&'a str>,
+    pub now_ms: i64,
     pub write: bool,
     pub refused: Option<&'a Refused>,
+}
+
+/// How long ago, roughly: minutes, then hours, then days. A clock that went backwards is "just
+/// now".
+fn ago(h: &mut Html, at_ms: i64, now_ms: i64) {
+    let minutes = (now_ms - at_ms).max(0) / 60_000;
+    match minutes {
+        0 => h.raw("just now"),
+        1..=59 => h.num(minutes).raw(" min ago"),
+        60..=2879 => h.num(minutes / 60).raw(" h ago"),
+        _ => h.num(render::age_days(at_ms, now_ms)).raw(" d ago"),
+    };
 }
 
 pub fn index(v: &Index<'_>) -> String {
@@ -149,8 +164,17 @@ pub fn index(v: &Index<'_>) -> String {
                 Some(focus) => h.text(focus),
                 None => h.raw("<span class=m>no focus yet</span>"),
             };
-            h.raw("</div><div class=m>")
-                .num(p.cleanup as i64)
+            h.raw("</div><div class=m>");
+            match (&p.focus, p.focus_set_ms) {
+                (Some(_), Some(at)) => {
+                    h.raw("focus set ");
+                    ago(h, at, v.now_ms);
+                    h.raw(" · ")
+                }
+                (Some(_), None) => h.raw("focus set before times were kept · "),
+                (None, _) => h,
+            };
+            h.num(p.cleanup as i64)
                 .raw(" cleanup · ")
                 .num(p.record as i64)
                 .raw(" record</div></li>");
@@ -188,6 +212,8 @@ pub struct Project<'a> {
     pub state: &'a State,
     /// get_state's text items, exactly as the model is handed them.
     pub texts: &'a [String],
+    pub history: &'a History,
+    pub now_ms: i64,
     pub write: bool,
     pub refused: Option<&'a Refused>,
 }
@@ -239,9 +265,15 @@ pub fn project(v: &Project<'_>) -> String {
             }
             h.raw("</ul>");
             if v.write {
-                h.raw("</form>");
+                h.raw(
+                    "<label for=ev>Evidence (optional): what shows it is done</label>\
+                       <input id=ev name=evidence value=\"",
+                )
+                .text(Refused::value(v.refused, "complete_task", "evidence", ""))
+                .raw("\"></form>");
             }
         }
+        history(h, v.history, v.now_ms);
         if !v.write {
             return;
         }
@@ -279,6 +311,12 @@ pub fn project(v: &Project<'_>) -> String {
             "why",
             focus.and_then(|f| f.why.as_deref()).unwrap_or(""),
         ))
+        .raw("\"><label for=fd>Done when (optional)</label><input id=fd name=done_when value=\"")
+        .text(value(
+            "set_focus",
+            "done_when",
+            focus.and_then(|f| f.done_when.as_deref()).unwrap_or(""),
+        ))
         .raw("\"><button>Set focus</button></form>");
         action(h, "add_task");
         let kind = value("add_task", "kind", "");
@@ -294,6 +332,60 @@ pub fn project(v: &Project<'_>) -> String {
         }
         h.raw("</select><button>Add task</button></form>");
     })
+}
+
+/// The history: the focus timeline, then every event newest first, with its time (UTC), what
+/// changed, the note, and the client that made the change.
+fn history(h: &mut Html, history: &History, now_ms: i64) {
+    h.raw("<h2>History</h2>");
+    let mut focus: Vec<(i64, &str)> = history
+        .events
+        .iter()
+        .filter(|e| e.what == EventKind::Focus)
+        .filter_map(|e| Some((e.at_ms?, e.value.as_str())))
+        .collect();
+    focus.reverse();
+    svg::focus_timeline(h, &focus, now_ms);
+    h.raw("<ul>");
+    for event in &history.events {
+        h.raw("<li><span class=m>");
+        match event.at_ms {
+            Some(at) => h.text(&render::utc(at)),
+            None => h.text(render::NO_TIME),
+        };
+        h.raw("</span> <span class=k>");
+        let note = match event.what {
+            EventKind::NorthStar => {
+                h.raw("🎯 north star");
+                "why"
+            }
+            EventKind::Focus => {
+                h.raw("▶ focus");
+                "why"
+            }
+            EventKind::Completed(kind) => {
+                h.raw("✓ ").raw(kind.as_str());
+                "evidence"
+            }
+        };
+        h.raw("</span>").text(&event.value).raw("<div class=m>");
+        if let Some(text) = &event.note {
+            h.raw(note).raw(": ").text(text).raw(" · ");
+        }
+        if let Some(done_when) = &event.done_when {
+            h.raw("done when: ").text(done_when).raw(" · ");
+        }
+        h.raw("by ").text(&event.client).raw("</div></li>");
+    }
+    if history.events.is_empty() {
+        h.raw("<li class=m>No events yet.</li>");
+    }
+    h.raw("</ul>");
+    if history.older > 0 {
+        h.raw("<p class=m>… and ")
+            .num(history.older as i64)
+            .raw(" older events.</p>");
+    }
 }
 
 /// A page that only says why the request was refused.

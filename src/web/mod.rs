@@ -13,6 +13,7 @@
 pub mod card;
 pub mod form;
 mod html;
+mod svg;
 
 use serde_json::{Map, Value as Json};
 
@@ -244,6 +245,7 @@ async fn index(
         up: depth.up(),
         projects: &projects,
         next,
+        now_ms: ctx.clock.now_ms(),
         write: access(&ctx.caller).write,
         refused,
     });
@@ -263,11 +265,14 @@ async fn project_page(
         ctx,
     )
     .await?;
-    let state = match outcome.is_error {
-        false => store::load_state(ctx.db, id).await?,
-        true => None,
+    let (state, history) = match outcome.is_error {
+        false => (
+            store::load_state(ctx.db, id).await?,
+            store::load_history(ctx.db, id).await?,
+        ),
+        true => (None, None),
     };
-    let Some(state) = state else {
+    let (Some(state), Some(history)) = (state, history) else {
         // No such project (a project cannot be deleted, so this is a mistyped or future id).
         let mut sentence = outcome.texts.join("\n");
         if let Some(refused) = refused {
@@ -280,6 +285,8 @@ async fn project_page(
         up: depth.up(),
         state: &state,
         texts: &outcome.texts,
+        history: &history,
+        now_ms: ctx.clock.now_ms(),
         write: access(&ctx.caller).write,
         refused,
     });

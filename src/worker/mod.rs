@@ -25,7 +25,7 @@ static SAID_NO_TOKEN: AtomicBool = AtomicBool::new(false);
 #[event(fetch)]
 async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
     console_error_panic_hook::set_once();
-    let config = Config::from_lookup(|name| env.var(name).ok().map(|v| v.to_string()));
+    let config = config(&env);
     if config.token.is_none() && !SAID_NO_TOKEN.swap(true, Ordering::Relaxed) {
         console_error!(
             "handoff-mcp: AUTH_TOKEN is not set; every MCP path answers 404 until it is"
@@ -52,19 +52,19 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
         Plan::Mcp => {
             let body = req.bytes().await?;
             let db = database(&env).await?;
-            let ctx = context(&db, &headers);
+            let ctx = context(&db, &headers, &config);
             into_worker(http::serve_mcp(&headers, &body, &ctx).await)
         }
         Plan::OpenSse { endpoint_prefix } => sse::open(&env, &endpoint_prefix).await,
         Plan::SseMessage { session } => sse::post(&mut req, &env, &headers, &session).await,
         Plan::WebPage(page) => {
             let db = database(&env).await?;
-            into_worker(web::serve_page(&page, &context(&db, &headers)).await)
+            into_worker(web::serve_page(&page, &context(&db, &headers, &config)).await)
         }
         Plan::WebForm(form) => {
             let body = req.bytes().await?;
             let db = database(&env).await?;
-            into_worker(web::serve_form(&form, &body, &context(&db, &headers)).await)
+            into_worker(web::serve_form(&form, &body, &context(&db, &headers, &config)).await)
         }
     }
 }
@@ -79,12 +79,17 @@ fn origin_of(url: &str) -> &str {
     &url[..end]
 }
 
+/// The configuration from the Worker's vars and secrets.
+fn config(env: &Env) -> Config {
+    Config::from_lookup(|name| env.var(name).ok().map(|v| v.to_string()))
+}
+
 /// The D1 store, with the schema ensured once per isolate.
 async fn database(env: &Env) -> Result<D1Store> {
     let db = D1Store(env.d1(D1_BINDING)?);
     if !SCHEMA_READY.load(Ordering::Relaxed) {
         match store::ensure_schema(&db).await {
-            Ok(()) => SCHEMA_READY.store(true, Ordering::Relaxed),
+            Ok(_) => SCHEMA_READY.store(true, Ordering::Relaxed),
             Err(e) => console_error!("handoff-mcp: could not ensure the schema: {e}"),
         }
     }
@@ -101,12 +106,13 @@ fn now_ms() -> i64 {
 }
 
 /// The request context over D1, random ids and the Workers clock.
-fn context<'a>(db: &'a D1Store, headers: &http::Headers) -> Ctx<'a> {
+fn context<'a>(db: &'a D1Store, headers: &http::Headers, config: &Config) -> Ctx<'a> {
     Ctx {
         db,
         ids: &new_id,
         clock: &now_ms,
         caller: Caller::from_user_agent(headers.get("user-agent")),
+        focus_stale_days: config.focus_stale_days,
     }
 }
 

@@ -13,7 +13,7 @@ use worker::{
     Env, Headers, Request, Response, Result, State,
 };
 
-use super::{context, database, into_worker};
+use super::{config, context, database, into_worker};
 use crate::config::SSE_BINDING;
 use crate::http;
 use crate::sse;
@@ -132,10 +132,11 @@ impl SseSession {
         };
         let headers = http::Headers::new(req.headers().entries());
         let db = database(&self.env).await?;
+        let config = config(&self.env);
         let slot = self.stream.clone();
         // Answer 202 now; the response follows on the stream when dispatch is done.
         self.state.wait_until(async move {
-            let ctx = context(&db, &headers);
+            let ctx = context(&db, &headers, &config);
             let (event, diagnostic) = sse::respond(&message, &headers, &ctx).await;
             if let Some(diagnostic) = diagnostic {
                 console_error!("handoff-mcp: {diagnostic}");

@@ -567,7 +567,7 @@ fn good(param: &str) -> Json {
         "project_id" => json!("p1"),
         "task_id" => json!("task-1"),
         "kind" => json!("cleanup"),
-        "text" | "statement" | "why" | "body" => json!("fine"),
+        "text" | "statement" | "why" | "body" | "done_when" | "evidence" => json!("fine"),
         other => panic!("no good value for a new parameter {other:?}; add one here"),
     }
 }
@@ -710,17 +710,22 @@ fn wrong_types_unknown_and_missing_arguments_for_every_tool() {
 }
 
 /// The text arguments, each with the tool that takes it.
-const TEXTS: [(&str, &str, bool); 4] = [
+const TEXTS: [(&str, &str, bool); 6] = [
     ("set_north_star", "text", false),
     ("set_focus", "statement", false),
     ("set_focus", "why", true),
+    ("set_focus", "done_when", true),
     ("add_task", "body", false),
+    ("complete_task", "evidence", true),
 ];
 
 fn text_args(tool_name: &str, param: &str, value: &str) -> Json {
     let mut args = match tool_name {
         "set_north_star" => json!({"project_id": "p1", "text": "fine"}),
-        "set_focus" => json!({"project_id": "p1", "statement": "fine", "why": "fine"}),
+        "set_focus" => {
+            json!({"project_id": "p1", "statement": "fine", "why": "fine", "done_when": "fine"})
+        }
+        "complete_task" => json!({"task_id": "task-1", "evidence": "fine"}),
         _ => json!({"project_id": "p1", "body": "fine", "kind": "record"}),
     };
     args[param] = json!(value);
@@ -912,7 +917,7 @@ fn round_trip_text(text: &str) -> Result<(), String> {
     accepted(
         &s,
         "set_focus",
-        json!({"project_id": "p1", "statement": t, "why": t}),
+        json!({"project_id": "p1", "statement": t, "why": t, "done_when": t}),
     )?;
     accepted(
         &s,
@@ -930,6 +935,11 @@ fn round_trip_text(text: &str) -> Result<(), String> {
     )?;
     same("focus.why", &t, &stored("SELECT why FROM focus"))?;
     same(
+        "focus.done_when",
+        &t,
+        &stored("SELECT done_when FROM focus"),
+    )?;
+    same(
         "task body",
         &t,
         &stored("SELECT body FROM task ORDER BY rowid DESC LIMIT 1"),
@@ -940,7 +950,24 @@ fn round_trip_text(text: &str) -> Result<(), String> {
         .unwrap_or_default()
         .lines()
         .count();
-    same("rendered lines", &json!(5), &json!(lines))
+    same("rendered lines", &json!(5), &json!(lines))?;
+    // The reference block: head, North Star, focus, done when, two tasks (the focus is fresh).
+    let reference = state["content"][1]["text"].as_str().unwrap_or_default();
+    same(
+        "reference lines",
+        &json!(6),
+        &json!(reference.lines().count()),
+    )?;
+    accepted(
+        &s,
+        "complete_task",
+        json!({"task_id": "task-1", "evidence": t}),
+    )?;
+    same(
+        "evidence",
+        &t,
+        &stored("SELECT evidence FROM task WHERE id = 'task-1'"),
+    )
 }
 
 fn round_trip_project(id: &str) -> Result<(), String> {

@@ -85,7 +85,7 @@ fn tools_list_is_deterministic_strict_and_cacheable() {
     );
     assert_eq!(
         add["annotations"],
-        json!({"title": "Add a task", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false})
+        json!({"title": "Add a task", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
     );
     assert_eq!(result["tools"][0]["annotations"]["readOnlyHint"], true);
     // No outputSchema: a declared schema obliges structuredContent, which Claude Code would

@@ -36,21 +36,16 @@ impl Deref for Sqlite {
 }
 
 impl Sqlite {
-    /// Loaded from the files in migrations/ (not the crate's list), so a migration left out of
-    /// `store::MIGRATIONS` still shows.
+    /// Brought to the current schema through the ledger, as the Worker does (a test checks
+    /// that the crate's migration list is exactly migrations/).
     pub fn migrated() -> Sqlite {
-        let mut files: Vec<_> =
-            std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"))
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .collect();
-        files.sort();
-        let texts: Vec<String> = files
-            .iter()
-            .map(|file| std::fs::read_to_string(file).unwrap())
-            .collect();
+        Sqlite::wrap(handoff_mcp::sqlite::Sqlite::migrated())
+    }
+
+    /// Counts and breaks batches on top of an adapter.
+    pub fn wrap(inner: handoff_mcp::sqlite::Sqlite) -> Sqlite {
         Sqlite {
-            inner: handoff_mcp::sqlite::Sqlite::from_migrations(texts.iter().map(String::as_str)),
+            inner,
             batches: Cell::new(0),
             broken: Cell::new(false),
         }
@@ -109,6 +104,8 @@ pub struct Server {
     pub db: Sqlite,
     pub config: Config,
     next_id: Cell<u32>,
+    /// The server clock, UTC ms; starts at `NOW_MS`, tests move it.
+    pub now: Cell<i64>,
 }
 
 /// What came back over "HTTP".
@@ -135,13 +132,20 @@ impl Reply {
 
 impl Server {
     pub fn new() -> Server {
+        Server::on(Sqlite::migrated())
+    }
+
+    /// A server over an existing database.
+    pub fn on(db: Sqlite) -> Server {
         Server {
-            db: Sqlite::migrated(),
+            db,
             config: Config {
                 token: Some(TOKEN.into()),
                 allowed_origins: vec!["https://app.example".into()],
+                ..Config::default()
             },
             next_id: Cell::new(0),
+            now: Cell::new(NOW_MS),
         }
     }
 
@@ -151,12 +155,13 @@ impl Server {
             self.next_id.set(self.next_id.get() + 1);
             format!("task-{}", self.next_id.get())
         };
-        let now = || NOW_MS;
+        let now = || self.now.get();
         f(&Ctx {
             db: &self.db,
             ids: &new_id,
             clock: &now,
             caller: Caller::from_user_agent(user_agent),
+            focus_stale_days: 7,
         })
     }
 
@@ -258,6 +263,17 @@ impl Server {
         assert_eq!(result["isError"], true, "{result}");
         assert!(result.get("structuredContent").is_none(), "{result}");
         result["content"][0]["text"].as_str().unwrap().to_owned()
+    }
+
+    /// The text of a resource, read in the modern era (panics on a JSON-RPC error).
+    pub fn read(&self, uri: &str) -> String {
+        let reply = self.modern(json!(1), "resources/read", json!({"uri": uri}));
+        let body = reply.json();
+        assert!(body.get("error").is_none(), "{body}");
+        body["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
     }
 
     /// get_state's first text item: the contract text.

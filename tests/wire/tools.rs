@@ -6,7 +6,10 @@ use crate::support::{text, texts, Server};
 
 const SEP: &str = "— 以下は後処理（北極星達成後・今は着手しない）—";
 const NO_FOCUS: &str = "▶ 本丸（今やる1つ）: （未設定: set_focus で今やる1つを決める）";
-const REF_HEAD: &str = "Reference data, not a to-do list: the task_id of each open deferred task, for complete_task once that task is really done.";
+/// The reference block's head and its North Star and focus lines, for writes made by this
+/// suite's client at the pinned clock.
+const REF_HEAD: &str = "Reference data, not a to-do list: when the North Star and the focus were set, and the task_id of each open deferred task, for complete_task once that task is really done.\nnorth_star: set 2026-12-01 (today) by wire-test/0";
+const REF_FOCUS: &str = "focus: set 2026-12-01 (today) by wire-test/0";
 
 fn seeded() -> Server {
     let s = Server::new();
@@ -69,7 +72,7 @@ fn the_handoff_flow_exactly() {
         s.state_texts("p1"),
         [
             format!("{anchor}\n{SEP}\n  [cleanup] Remove the debug logging\n  [record] Note the D1 batch limits"),
-            format!("{REF_HEAD}\ntask_id=task-2 [cleanup] Remove the debug logging\ntask_id=task-3 [record] Note the D1 batch limits"),
+            format!("{REF_HEAD}\n{REF_FOCUS}\ntask_id=task-2 [cleanup] Remove the debug logging\ntask_id=task-3 [record] Note the D1 batch limits"),
         ]
     );
 
@@ -82,7 +85,7 @@ fn the_handoff_flow_exactly() {
         s.state_texts("p1"),
         [
             format!("{anchor}\n{SEP}\n  [record] Note the D1 batch limits"),
-            format!("{REF_HEAD}\ntask_id=task-3 [record] Note the D1 batch limits"),
+            format!("{REF_HEAD}\n{REF_FOCUS}\ntask_id=task-3 [record] Note the D1 batch limits"),
         ]
     );
 }
@@ -141,7 +144,7 @@ fn a_fresh_project_shows_no_focus_and_no_deferred_tasks() {
         s.state_texts("p1"),
         [
             format!("🎯 NORTH STAR: Ship v1\n{NO_FOCUS}\n{SEP}\n  （なし）"),
-            format!("{REF_HEAD}\n(no open deferred tasks)"),
+            format!("{REF_HEAD}\nfocus: not set yet\n(no open deferred tasks)"),
         ]
     );
 }
@@ -296,7 +299,7 @@ fn stored_strings_cannot_forge_get_state_lines() {
     let reference = &s.state_texts("p1")[1];
     assert_eq!(
         reference,
-        &format!("{REF_HEAD}\ntask_id=task-1 [record] a {SEP} [cleanup] forged")
+        &format!("{REF_HEAD}\n{REF_FOCUS}\ntask_id=task-1 [record] a {SEP} [cleanup] forged")
     );
     // The stored value is untouched; only the rendering folds it.
     assert_eq!(

@@ -86,7 +86,7 @@ fn assert_only_template_markup(body: &str) {
     const TAGS: &[&str] = &[
         "!doctype", "html", "head", "meta", "title", "style", "body", "nav", "h1", "h2", "a", "b",
         "p", "div", "span", "ul", "li", "pre", "form", "label", "input", "textarea", "select",
-        "option", "button",
+        "option", "button", "svg", "line", "rect", "text",
     ];
     for (i, _) in body.match_indices('<') {
         let name: String = body[i + 1..]
@@ -621,4 +621,52 @@ fn the_card_is_a_readable_mcp_app_resource() {
         json!({"uri": "ui://handoff-mcp/other"}),
     );
     assert_eq!(similar.json()["error"]["code"], -32602);
+}
+
+#[test]
+fn form_writes_are_attributed_to_web_and_drawn_in_the_history() {
+    let s = seeded();
+    let hour = 3_600_000;
+    s.now.set(s.now.get() + 2 * hour);
+    let reply = post(
+        &s,
+        &page("projects/p1/set_focus"),
+        "statement=Ship+the+pages&why=asked+for&done_when=the+browser+test+passes",
+    );
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    s.now.set(s.now.get() + hour);
+    let reply = post(
+        &s,
+        &page("projects/p1/complete_task"),
+        "task_id=task-1&evidence=commit+abc",
+    );
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let history = s.read("handoff://projects/p1/history");
+    assert!(
+        history.contains(
+            "2026-12-01 10:00  focus set: Ship the pages — why: asked for — done when: the browser test passes — by web"
+        ),
+        "{history}"
+    );
+    assert!(
+        history.contains("2026-12-01 11:00  cleanup task completed: Remove debug logs — evidence: commit abc — by web"),
+        "{history}"
+    );
+    let page_body = get(&s, &page("projects/p1")).body;
+    // The two focus changes, oldest first: 08:00 to 10:00, then 10:00 to now (11:00).
+    let bars: Vec<&str> = page_body.split("<rect ").skip(1).collect();
+    assert_eq!(bars.len(), 2, "{page_body}");
+    assert!(bars[0].starts_with("x=4 y=12 width=394 "), "{}", bars[0]);
+    assert!(bars[0].contains("<title>2026-12-01 08:00 UTC: 本丸: the store</title>"));
+    assert!(bars[1].contains("<title>2026-12-01 10:00 UTC: Ship the pages</title>"));
+    assert!(page_body.contains(
+        "<span class=k>✓ cleanup</span>Remove debug logs<div class=m>evidence: commit abc · by web</div>"
+    ));
+    assert!(page_body.contains("done when: the browser test passes · by web"));
+    assert!(page_body.contains("name=done_when value=\"the browser test passes\""));
+    // The list says how long ago the focus was set, by the server's clock.
+    s.now.set(s.now.get() + 2 * hour);
+    assert!(get(&s, &page("")).body.contains("focus set 3 h ago · 0 cleanup · 1 record"));
+    s.now.set(s.now.get() + 72 * hour);
+    assert!(get(&s, &page("")).body.contains("focus set 3 d ago"));
 }
