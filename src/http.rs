@@ -111,11 +111,9 @@ pub enum Plan {
     /// Read the body and hand it, with `forwarded_headers`, to this session's stream holder,
     /// which checks it with `parse_body` and answers with `sse::respond`.
     SseMessage { session: String },
-    /// Render this web page with `web::serve_page`.
-    WebPage(web::Page),
-    /// Read the body (the announced length is within the limit) and run this web form with
-    /// `web::serve_form`.
-    WebForm(web::Form),
+    /// A web page or form: read the body if `reads_body` says so (the announced length is
+    /// within the limit), then hand it to `web::serve`.
+    Web(web::Action),
 }
 
 /// Where a path goes. Only `plan` acts on it.
@@ -178,7 +176,7 @@ pub fn plan(req: &Request<'_>, config: &Config) -> Plan {
             endpoint_prefix: sse::endpoint_prefix(token),
         };
     }
-    if let Some(refusal) = body_headers_refusal(req.headers) {
+    if let Some(refusal) = body_headers_refusal(req.headers, "application/json") {
         return Plan::Respond(Response::refusal(&refusal));
     }
     match route {
@@ -193,20 +191,19 @@ pub fn plan(req: &Request<'_>, config: &Config) -> Plan {
     }
 }
 
-/// Content-Type must be JSON, and an announced length must be within the limit, so an
-/// oversize body is refused before it is buffered.
-fn body_headers_refusal(headers: &Headers) -> Option<Error> {
+/// The Content-Type must be `expected` (parameters aside), and an announced length must be
+/// within the limit, so an oversize body is refused before it is buffered. MCP bodies are JSON;
+/// the web pages' forms are form-encoded.
+pub fn body_headers_refusal(headers: &Headers, expected: &'static str) -> Option<Error> {
     let content_type = headers.get("content-type").unwrap_or_default();
     if !content_type
         .split(';')
         .next()
         .unwrap_or_default()
         .trim()
-        .eq_ignore_ascii_case("application/json")
+        .eq_ignore_ascii_case(expected)
     {
-        return Some(Error::UnsupportedMediaType {
-            expected: "application/json",
-        });
+        return Some(Error::UnsupportedMediaType { expected });
     }
     let announced = headers
         .get("content-length")
@@ -328,7 +325,7 @@ mod tests {
         assert_eq!(route("/healthz", &c), Route::Healthz);
         for page in [
             "/tok-123/",
-            "/tok-123/projects",
+            "/tok-123/projects/p",
             "/tok-123/projects/p/set_focus",
         ] {
             assert_eq!(route(page, &c), Route::Web, "{page}");
@@ -337,6 +334,7 @@ mod tests {
             "/tok-12/",
             "/tok-12/projects/p",
             "/tok-123/projectsx",
+            "/tok-123/projects",
             "/tok-12/mcp",
             "/tok-1234/mcp",
             "/mcp",

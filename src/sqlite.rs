@@ -136,8 +136,7 @@ pub fn serve(req: &http::Request<'_>, config: &Config, body: &[u8], ctx: &Ctx<'_
     match http::plan(req, config) {
         Plan::Respond(response) => response,
         Plan::Mcp => block_on(http::serve_mcp(req.headers, body, ctx)),
-        Plan::WebPage(page) => block_on(web::serve_page(&page, ctx)),
-        Plan::WebForm(form) => block_on(web::serve_form(&form, body, ctx)),
+        Plan::Web(action) => block_on(web::serve(&action, body, ctx)),
         other => panic!("{} planned as {other:?}", req.path),
     }
 }

@@ -126,8 +126,6 @@ pub struct Index<'a> {
     /// The id to continue after, when there are more projects than this page shows.
     pub next: Option<&'a str>,
     pub now_ms: i64,
-    pub write: bool,
-    pub refused: Option<&'a Refused>,
 }
 
 /// How long ago, roughly: minutes, then hours, then days. A clock that went backwards is "just
@@ -145,7 +143,6 @@ fn ago(h: &mut Html, at_ms: i64, now_ms: i64) {
 pub fn index(v: &Index<'_>) -> String {
     page("Projects", |h| {
         h.raw("<nav>handoff-mcp</nav><h1>Projects</h1>");
-        refused_banner(h, v.refused);
         if v.projects.is_empty() {
             h.raw("<p class=m>No projects yet.</p>");
         }
@@ -186,22 +183,6 @@ pub fn index(v: &Index<'_>) -> String {
                 .raw("?after=")
                 .text(next)
                 .raw("\">More projects →</a></p>");
-        }
-        if v.write {
-            let value = |name, current| Refused::value(v.refused, "set_north_star", name, current);
-            h.raw("<form method=post action=\"")
-                .raw(v.up)
-                .raw(
-                    "projects\" data-tool=set_north_star>\
-                   <h2>New project</h2><label for=np>Project id</label>\
-                   <input id=np name=project_id required autocomplete=off value=\"",
-                )
-                .text(value("project_id", ""))
-                .raw(
-                    "\"><label for=nt>North Star</label><textarea id=nt name=text rows=2 required>",
-                )
-                .text(value("text", ""))
-                .raw("</textarea><button>Create project</button></form>");
         }
     })
 }

@@ -1,9 +1,9 @@
 //! The human view: the state as web pages under the token, and forms that are the write tools.
-//! `plan` routes a web path (pure, like `http::plan`); `serve_page` renders a GET; `serve_form`
-//! runs a POSTed form through `tools::call` with the tool's own definition, so a form has
-//! exactly the tool's validation, limits and writes, attributed to the client `web`, then
-//! redirects back (303) or shows the tool's refusal. `access` is the one place that decides
-//! what a token may see and do here.
+//! `plan` routes a web path (pure, like `http::plan`); `serve` renders a page, or runs a posted
+//! form through `tools::call` with the tool's own definition, so a form has exactly the tool's
+//! validation, limits and writes, attributed to the client `web`, then redirects back (303) or
+//! shows the tool's refusal. `access` is the one place that decides what a token may see and
+//! do here.
 //!
 //! Every web response carries `HEADERS` (a CSP without script, no framing, no referrer across
 //! origins, no caching). A POST must come from this server's own origin. Links and form actions
@@ -19,8 +19,9 @@ use serde_json::{Map, Value as Json};
 
 use crate::context::{Caller, Ctx};
 use crate::error::Error;
-use crate::http::{Plan, Request, Response, MAX_BODY_BYTES};
+use crate::http::{self, Plan, Request, Response, MAX_BODY_BYTES};
 use crate::model;
+use crate::render;
 use crate::store;
 use crate::tools::{self, ToolDef};
 use html::Refused;
@@ -51,9 +52,9 @@ pub const HEADERS: [(&str, &str); 6] = [
     ("x-frame-options", "DENY"),
 ];
 
-/// What a GET shows.
+/// A planned web request: a page to render, or a form post whose body is to be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Page {
+pub enum Action {
     /// The projects, in id order, after `after` (exclusive).
     Index {
         after: Option<String>,
@@ -61,20 +62,24 @@ pub enum Page {
     Project {
         id: String,
     },
+    /// A form of the project's page: the write tool it runs.
+    Form {
+        project: String,
+        tool: &'static str,
+    },
 }
 
-/// A POSTed form: the write tool it runs, and the project whose page it is on (`None`: the
-/// list's new-project form, whose fields name the project).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Form {
-    pub tool: &'static str,
-    pub project: Option<String>,
+impl Action {
+    /// Whether the shell must read the body before `serve`.
+    pub fn reads_body(&self) -> bool {
+        matches!(self, Action::Form { .. })
+    }
 }
 
 /// Where a page's URL sits under `/<token>/`, for relative links back up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Depth {
-    /// `/<token>/` and `/<token>/projects`.
+    /// `/<token>/`.
     Top,
     /// `/<token>/projects/<id>`.
     Project,
@@ -94,74 +99,54 @@ impl Depth {
 
 /// Whether a path after the token is one of the pages' (`http::route` asks).
 pub fn is_web_path(tail: &str) -> bool {
-    tail.is_empty() || tail == "projects" || tail.starts_with("projects/")
+    tail.is_empty() || tail.starts_with("projects/")
 }
 
 /// The plan for a web request: every rule that needs no body. A path that is not a page is
 /// the bare 404 of every unknown path.
 pub fn plan(req: &Request<'_>) -> Plan {
     let tail = req.path.splitn(3, '/').nth(2).unwrap_or_default();
-    let segments: Vec<&str> = tail.split('/').collect();
-    const GET: &[&str] = &["GET"];
-    const POST: &[&str] = &["POST"];
-    let (allow, form) = match segments.as_slice() {
-        [""] => (GET, None),
-        ["projects"] => (
-            POST,
-            Some(Form {
-                tool: "set_north_star",
-                project: None,
-            }),
-        ),
-        ["projects", id] if model::is_project_id(id) => (GET, None),
-        ["projects", id, tool] if model::is_project_id(id) => match write_tool(tool) {
-            Some(def) => (
-                POST,
-                Some(Form {
-                    tool: def.name,
-                    project: Some((*id).to_owned()),
-                }),
-            ),
-            None => return Plan::Respond(Response::not_found()),
+    let mut segments = tail.split('/');
+    let action = match (
+        segments.next(),
+        segments.next(),
+        segments.next(),
+        segments.next(),
+    ) {
+        (Some(""), None, ..) => match index_cursor(req.query) {
+            Ok(after) => Action::Index { after },
+            Err(error) => return Plan::Respond(refusal(&error)),
         },
+        (Some("projects"), Some(id), None, _) if model::is_project_id(id) => {
+            Action::Project { id: id.to_owned() }
+        }
+        (Some("projects"), Some(id), Some(tool), None) if model::is_project_id(id) => {
+            match write_tool(tool) {
+                Some(def) => Action::Form {
+                    project: id.to_owned(),
+                    tool: def.name,
+                },
+                None => return Plan::Respond(Response::not_found()),
+            }
+        }
         _ => return Plan::Respond(Response::not_found()),
+    };
+    let allow: &'static [&'static str] = match action {
+        Action::Form { .. } => &["POST"],
+        _ => &["GET"],
     };
     if !allow.contains(&req.method) {
         return Plan::Respond(refusal(&Error::MethodNotAllowed { allow }));
     }
-    let Some(form) = form else {
-        return match segments.as_slice() {
-            [_, id] => Plan::WebPage(Page::Project {
-                id: (*id).to_owned(),
-            }),
-            _ => match index_cursor(req.query) {
-                Ok(after) => Plan::WebPage(Page::Index { after }),
-                Err(error) => Plan::Respond(refusal(&error)),
-            },
-        };
-    };
-    if !same_origin(req) {
-        return Plan::Respond(refusal(&Error::ForbiddenOrigin));
+    if action.reads_body() {
+        if !same_origin(req) {
+            return Plan::Respond(refusal(&Error::ForbiddenOrigin));
+        }
+        if let Some(error) = http::body_headers_refusal(req.headers, FORM_TYPE) {
+            return Plan::Respond(refusal(&error));
+        }
     }
-    let content_type = req.headers.get("content-type").unwrap_or_default();
-    if !content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .eq_ignore_ascii_case(FORM_TYPE)
-    {
-        return Plan::Respond(refusal(&Error::UnsupportedMediaType {
-            expected: FORM_TYPE,
-        }));
-    }
-    let announced = req.headers.get("content-length");
-    if announced.and_then(|n| n.trim().parse::<usize>().ok()) > Some(MAX_BODY_BYTES) {
-        return Plan::Respond(refusal(&Error::TooLarge {
-            limit: MAX_BODY_BYTES,
-        }));
-    }
-    Plan::WebForm(form)
+    Plan::Web(action)
 }
 
 /// A write tool by name: every tool that is not read-only has a form.
@@ -220,21 +205,17 @@ fn refusal(error: &Error) -> Response {
     response
 }
 
-/// Renders a planned GET.
-pub async fn serve_page(page: &Page, ctx: &Ctx<'_>) -> Response {
-    let shown = match page {
-        Page::Index { after } => index(ctx, after.as_deref(), Depth::Top, None).await,
-        Page::Project { id } => project_page(ctx, id, Depth::Project, None).await,
+/// Carries out a planned web request (`body` is empty for a page).
+pub async fn serve(action: &Action, body: &[u8], ctx: &Ctx<'_>) -> Response {
+    let shown = match action {
+        Action::Index { after } => index(ctx, after.as_deref()).await,
+        Action::Project { id } => project(ctx, id, Depth::Project, None).await,
+        Action::Form { project, tool } => form(ctx, project, tool, body).await,
     };
     shown.unwrap_or_else(|error| refusal(&error))
 }
 
-async fn index(
-    ctx: &Ctx<'_>,
-    after: Option<&str>,
-    depth: Depth,
-    refused: Option<&Refused>,
-) -> Result<Response, Error> {
+async fn index(ctx: &Ctx<'_>, after: Option<&str>) -> Result<Response, Error> {
     let mut projects = store::project_summaries(ctx.db, after, PAGE + 1).await?;
     let more = projects.len() > PAGE;
     projects.truncate(PAGE);
@@ -242,85 +223,74 @@ async fn index(
         .then(|| projects.last().map(|p| p.id.as_str()))
         .flatten();
     let body = html::index(&html::Index {
-        up: depth.up(),
+        up: Depth::Top.up(),
         projects: &projects,
         next,
         now_ms: ctx.clock.now_ms(),
-        write: access(&ctx.caller).write,
-        refused,
     });
-    Ok(html(if refused.is_some() { REFUSED } else { 200 }, body))
+    Ok(html(200, body))
 }
 
-async fn project_page(
+/// The project's page, or after a refused form the page again with the tool's sentence.
+async fn project(
     ctx: &Ctx<'_>,
     id: &str,
     depth: Depth,
     refused: Option<&Refused>,
 ) -> Result<Response, Error> {
-    let get_state = tools::find("get_state").expect("get_state is a tool");
-    let outcome = tools::call(
-        get_state,
-        Some(&serde_json::json!({ "project_id": id })),
-        ctx,
-    )
-    .await?;
-    let (state, history) = match outcome.is_error {
-        false => (
-            store::load_state(ctx.db, id).await?,
-            store::load_history(ctx.db, id).await?,
-        ),
-        true => (None, None),
-    };
-    let (Some(state), Some(history)) = (state, history) else {
-        // No such project (a project cannot be deleted, so this is a mistyped or future id).
-        let mut sentence = outcome.texts.join("\n");
+    let status = if refused.is_some() { REFUSED } else { 200 };
+    let Some(state) = store::load_state(ctx.db, id).await? else {
+        // A project cannot be deleted, so this is a mistyped id or one not created yet.
+        let mut sentence = format!("No project \"{id}\" yet; set_north_star creates it.");
         if let Some(refused) = refused {
             sentence = format!("{}\n{sentence}", refused.sentence);
         }
-        let body = html::refusal(&sentence);
-        return Ok(html(if refused.is_some() { REFUSED } else { 404 }, body));
+        let status = if refused.is_some() { REFUSED } else { 404 };
+        return Ok(html(status, html::refusal(&sentence)));
     };
+    let history = store::load_history(ctx.db, id)
+        .await?
+        .ok_or(Error::Internal {
+            detail: "the project has no history".into(),
+        })?;
+    // get_state's two texts, from the same functions get_state runs.
+    let now_ms = ctx.clock.now_ms();
+    let texts = [
+        render::render(&state),
+        render::reference(&state, now_ms, ctx.focus_stale_days),
+    ];
     let body = html::project(&html::Project {
         up: depth.up(),
         state: &state,
-        texts: &outcome.texts,
+        texts: &texts,
         history: &history,
-        now_ms: ctx.clock.now_ms(),
+        now_ms,
         write: access(&ctx.caller).write,
         refused,
     });
-    Ok(html(if refused.is_some() { REFUSED } else { 200 }, body))
+    Ok(html(status, body))
 }
 
-/// Runs a planned form post: the body decoded strictly, the tool called with the fields as its
-/// arguments (the project id from the URL), then a 303 back to the project's page, or the page
-/// again showing the tool's refusal.
-pub async fn serve_form(form: &Form, body: &[u8], ctx: &Ctx<'_>) -> Response {
+/// Runs a form post: the body decoded strictly, the tool called with the fields as its
+/// arguments and the project id from the URL, then a 303 back to the project's page, or the
+/// page again showing the tool's refusal.
+async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Result<Response, Error> {
     if body.len() > MAX_BODY_BYTES {
-        return refusal(&Error::TooLarge {
+        return Err(Error::TooLarge {
             limit: MAX_BODY_BYTES,
         });
     }
-    let fields = match form::decode(body) {
-        Ok(fields) => fields,
-        Err(why) => {
-            return refusal(&Error::BadRequest(format!(
-                "the form cannot be read: {why}"
-            )))
-        }
-    };
-    let def = write_tool(form.tool).expect("planned forms name write tools");
+    let fields = form::decode(body)
+        .map_err(|why| Error::BadRequest(format!("the form cannot be read: {why}")))?;
+    let def = write_tool(tool).expect("planned forms name write tools");
     let mut arguments = Map::new();
-    if let Some(project) = &form.project {
-        if def.params.iter().any(|p| p.name == "project_id") {
-            if fields.iter().any(|(name, _)| name == "project_id") {
-                return refusal(&Error::BadRequest(
-                    "the page's URL names the project; the form must not".into(),
-                ));
-            }
-            arguments.insert("project_id".into(), Json::String(project.clone()));
+    if def.params.iter().any(|p| p.name == "project_id") {
+        if fields.iter().any(|(name, _)| name == "project_id") {
+            return Err(Error::BadRequest(
+                "the page's URL names the project; the form must not".into(),
+            ));
         }
+        arguments.insert("project_id".into(), Json::String(project_id.to_owned()));
     }
     for (name, value) in &fields {
         arguments.insert(name.clone(), Json::String(value.clone()));
@@ -332,38 +302,19 @@ pub async fn serve_form(form: &Form, body: &[u8], ctx: &Ctx<'_>) -> Response {
         },
         ..*ctx
     };
-    let outcome = match tools::call(def, Some(&Json::Object(arguments.clone())), &ctx).await {
-        Ok(outcome) => outcome,
-        Err(error) => return refusal(&error),
-    };
-    let project = form.project.clone().or_else(|| {
-        arguments
-            .get("project_id")
-            .and_then(Json::as_str)
-            .map(str::to_owned)
-    });
-    let depth = if form.project.is_some() {
-        Depth::Tool
-    } else {
-        Depth::Top
-    };
+    let outcome = tools::call(def, Some(&Json::Object(arguments)), &ctx).await?;
     if !outcome.is_error {
-        // A successful write always names a project: from the URL, or the created one's id.
-        let project = project.unwrap_or_default();
         let mut response = html(303, String::new());
-        response
-            .headers
-            .push(("location", format!("{}projects/{project}", depth.up())));
-        return response;
+        response.headers.push((
+            "location",
+            format!("{}projects/{project_id}", Depth::Tool.up()),
+        ));
+        return Ok(response);
     }
     let refused = Refused {
         tool: def.name,
         sentence: outcome.texts.join("\n"),
         fields,
     };
-    let shown = match (&form.project, project) {
-        (Some(_), Some(project)) => project_page(&ctx, &project, depth, Some(&refused)).await,
-        _ => index(&ctx, None, depth, Some(&refused)).await,
-    };
-    shown.unwrap_or_else(|error| refusal(&error))
+    project(&ctx, project_id, Depth::Tool, Some(&refused)).await
 }

@@ -57,14 +57,13 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
         }
         Plan::OpenSse { endpoint_prefix } => sse::open(&env, &endpoint_prefix).await,
         Plan::SseMessage { session } => sse::post(&mut req, &env, &headers, &session).await,
-        Plan::WebPage(page) => {
+        Plan::Web(action) => {
+            let body = match action.reads_body() {
+                true => req.bytes().await?,
+                false => Vec::new(),
+            };
             let db = database(&env).await?;
-            into_worker(web::serve_page(&page, &context(&db, &headers, &config)).await)
-        }
-        Plan::WebForm(form) => {
-            let body = req.bytes().await?;
-            let db = database(&env).await?;
-            into_worker(web::serve_form(&form, &body, &context(&db, &headers, &config)).await)
+            into_worker(web::serve(&action, &body, &context(&db, &headers, &config)).await)
         }
     }
 }

@@ -119,6 +119,8 @@ fn pages_live_under_the_token_only() {
         page("projects/-p"),
         page("projects//x"),
         page("projectsx"),
+        page("projects"),
+        page("projects/"),
     ] {
         for method in ["GET", "POST"] {
             let reply = s.http(
@@ -138,7 +140,6 @@ fn pages_live_under_the_token_only() {
         ("PUT", page(""), "GET"),
         ("POST", page(""), "GET"),
         ("POST", page("projects/p1"), "GET"),
-        ("GET", page("projects"), "POST"),
         ("GET", page("projects/p1/set_focus"), "POST"),
         ("DELETE", page("projects/p1/add_task"), "POST"),
     ] {
@@ -151,7 +152,7 @@ fn pages_live_under_the_token_only() {
     assert_eq!(unknown.status, 404);
     assert_web_headers(&unknown, &[]);
     assert!(unknown.body.contains(&escaped(
-        "No project \"p2\" yet. Call set_north_star with this project_id to create it."
+        "No project \"p2\" yet; set_north_star creates it."
     )));
 }
 
@@ -304,14 +305,8 @@ fn each_form_is_a_write_tool_with_its_argument_names() {
         expected.sort();
         assert_eq!(names, expected, "{tool}");
     }
-    let list = forms(&get(&s, &page("")).body);
-    assert_eq!(
-        list,
-        [(
-            "set_north_star".to_owned(),
-            vec!["project_id".to_owned(), "text".to_owned()]
-        )]
-    );
+    // The list only lists: a project starts with set_north_star, from a chat.
+    assert_eq!(forms(&get(&s, &page("")).body), []);
 }
 
 #[test]
@@ -346,16 +341,6 @@ fn forms_run_the_tools_and_redirect_back() {
     assert_eq!(
         s.db.stored("SELECT body FROM task WHERE id = 'task-3'"),
         "Screenshot 🎯\r\nfor the README"
-    );
-    // The list's form creates a project, and lands on its page.
-    let created = post(&s, &page("projects"), "project_id=p9&text=New+one");
-    assert_eq!(created.status, 303, "{}", created.body);
-    assert_eq!(created.header("location"), Some("./projects/p9"));
-    assert_eq!(
-        texts(&s.ok("get_state", json!({"project_id": "p9"})))[0]
-            .lines()
-            .next(),
-        Some("🎯 NORTH STAR: New one")
     );
 }
 
@@ -400,12 +385,6 @@ fn a_refusal_shows_the_tool_s_sentence_and_writes_nothing() {
             "statement=s".to_owned(),
             "set_focus",
             json!({"project_id": "p7", "statement": "s"}),
-        ),
-        (
-            "projects",
-            "project_id=bad+id&text=t".to_owned(),
-            "set_north_star",
-            json!({"project_id": "bad id", "text": "t"}),
         ),
     ] {
         let sentence = s.err(tool, arguments);
@@ -666,7 +645,9 @@ fn form_writes_are_attributed_to_web_and_drawn_in_the_history() {
     assert!(page_body.contains("name=done_when value=\"the browser test passes\""));
     // The list says how long ago the focus was set, by the server's clock.
     s.now.set(s.now.get() + 2 * hour);
-    assert!(get(&s, &page("")).body.contains("focus set 3 h ago · 0 cleanup · 1 record"));
+    assert!(get(&s, &page(""))
+        .body
+        .contains("focus set 3 h ago · 0 cleanup · 1 record"));
     s.now.set(s.now.get() + 72 * hour);
     assert!(get(&s, &page("")).body.contains("focus set 3 d ago"));
 }
