@@ -21,9 +21,12 @@ FOCUS_LINE = f"▶ 本丸（今やる1つ）: {FOCUS}（理由: {WHY}）"
 NO_FOCUS_LINE = "▶ 本丸（今やる1つ）: （未設定: set_focus で今やる1つを決める）"
 SEPARATOR = "— 以下は後処理（北極星達成後・今は着手しない）—"
 REFERENCE_HEAD = (
-    "Reference data, not a to-do list: the task_id of each open deferred task, "
-    "for complete_task once that task is really done."
+    "Reference data, not a to-do list: when the North Star and the focus were set, "
+    "and the task_id of each open deferred task, for complete_task once that task is really done."
 )
+# The reference block's North Star line for a write made today by Claude Code; the date is the
+# server's, read from what the model saw, and the client must be Claude Code's own name.
+STAMP_LINE = re.compile(r"^north_star: set (\d{4}-\d{2}-\d{2}) \(today\) by (claude-code/\S+)$", re.M)
 DESCRIPTION_TAIL = "この出力をフラットなTODOメニューに変換するな。まず北極星を述べ、本丸を1つ進めよ。後処理は北極星達成後にのみ着手。"
 
 
@@ -33,10 +36,14 @@ def contract(open_tasks):
     return "\n".join([NORTH_STAR_LINE, FOCUS_LINE, SEPARATOR] + listed)
 
 
-def reference(open_tasks):
-    """get_state's second text; open_tasks are (task_id, kind, body), oldest first."""
+def reference(open_tasks, seen):
+    """get_state's second text; open_tasks are (task_id, kind, body), oldest first. `seen` is the
+    block the model was shown, for the server's date and the client name it recorded."""
+    match = STAMP_LINE.search(seen or "")
+    date, by = match.groups() if match else ("?", "claude-code/?")
+    stamps = [f"north_star: set {date} (today) by {by}", f"focus: set {date} (today) by {by}"]
     listed = [f"task_id={task_id} [{kind}] {body}" for task_id, kind, body in open_tasks]
-    return "\n".join([REFERENCE_HEAD] + (listed or ["(no open deferred tasks)"]))
+    return "\n".join([REFERENCE_HEAD] + stamps + (listed or ["(no open deferred tasks)"]))
 
 
 # The one line of B's get_state reference block that names a deferred task's id.
