@@ -566,19 +566,23 @@ pub async fn project_summaries(
     limit: usize,
 ) -> Result<Vec<Summary>, StoreError> {
     let results = projects_after(db, PROJECT_SUMMARIES, after, limit).await?;
-    first(&results)?
-        .iter()
-        .map(|row| {
-            Ok(Summary {
-                id: text(row, "id")?.to_owned(),
-                north_star: text(row, "north_star")?.to_owned(),
-                focus: opt_text(row, "statement")?.map(str::to_owned),
-                focus_set_ms: int(row, "focus_at")?,
-                cleanup: count(row, "cleanup")?,
-                record: count(row, "record")?,
-            })
-        })
-        .collect()
+    let mut summaries = Vec::new();
+    for row in first(&results)? {
+        let count = |column| {
+            int(row, column)?
+                .and_then(|n| u64::try_from(n).ok())
+                .ok_or(StoreError::Decode(column))
+        };
+        summaries.push(Summary {
+            id: text(row, "id")?.to_owned(),
+            north_star: text(row, "north_star")?.to_owned(),
+            focus: opt_text(row, "statement")?.map(str::to_owned),
+            focus_set_ms: int(row, "focus_at")?,
+            cleanup: count("cleanup")?,
+            record: count("record")?,
+        });
+    }
+    Ok(summaries)
 }
 
 /// Runs one of the paged project queries: `?1` is the id to continue after, `?2` the page size.
@@ -635,15 +639,6 @@ fn opt_text<'a>(row: &'a Row, column: &'static str) -> Result<Option<&'a str>, S
         Some(Json::String(s)) => Ok(Some(s)),
         Some(_) => Err(StoreError::Decode(column)),
     }
-}
-
-/// A count column: D1 hands numbers over as JavaScript doubles, SQLite as integers.
-fn count(row: &Row, column: &'static str) -> Result<u64, StoreError> {
-    row.get(column)
-        .and_then(Json::as_f64)
-        .filter(|n| *n >= 0.0 && n.fract() == 0.0)
-        .map(|n| n as u64)
-        .ok_or(StoreError::Decode(column))
 }
 
 fn kind(row: &Row) -> Result<Kind, StoreError> {

@@ -23,14 +23,16 @@ pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
 
 /// The card's HTML with its constants filled in, built once per isolate.
 static HTML: LazyLock<String> = LazyLock::new(|| {
-    let constants = json!({
-        "northStar": render::NORTH_STAR_PREFIX,
-        "focus": render::FOCUS_PREFIX,
-        "protocolVersion": version::MCP_APPS,
-        "version": protocol::SERVER_VERSION,
-    });
+    let string = |s: &str| Json::from(s).to_string();
+    let constants = format!(
+        "{{\"northStar\":{},\"focus\":{},\"protocolVersion\":{},\"version\":{}}}",
+        string(render::NORTH_STAR_PREFIX),
+        string(render::FOCUS_PREFIX),
+        string(version::MCP_APPS),
+        string(protocol::SERVER_VERSION),
+    );
     // Inside a <script>, `<` is written as an escape so no value can close the element.
-    let constants = constants.to_string().replace('<', "\\u003c");
+    let constants = constants.replace('<', "\\u003c");
     include_str!("card.html").replace("/*CONSTANTS*/null", &constants)
 });
 

@@ -5,7 +5,7 @@
 //! never written into a page). No storage and no HTTP here.
 
 use super::svg;
-use crate::model::{EventKind, History, Kind, State};
+use crate::model::{EventKind, Focus, History, Kind, State};
 use crate::render;
 use crate::store::Summary;
 
@@ -35,9 +35,14 @@ impl Html {
         self
     }
 
-    /// A number (counts, coordinates): digits cannot be markup.
-    pub fn num(&mut self, n: impl Into<i64>) -> &mut Self {
-        self.0.push_str(&n.into().to_string());
+    /// A literal template with each `{}` replaced by the next value, escaped: the markup is the
+    /// template's, the values are only ever text.
+    pub fn fill(&mut self, template: &'static str, values: &[&str]) -> &mut Self {
+        let mut parts = template.split("{}");
+        self.0.push_str(parts.next().unwrap_or_default());
+        for (part, value) in parts.zip(values) {
+            self.text(value).0.push_str(part);
+        }
         self
     }
 
@@ -68,12 +73,12 @@ svg{display:block;width:100%;height:auto}\
 /// A whole page: the document shell around `body`, titled `title` (escaped).
 pub fn page(title: &str, body: impl FnOnce(&mut Html)) -> String {
     let mut h = Html::default();
-    h.raw(
+    h.fill(
         "<!doctype html><html lang=en><head><meta charset=utf-8>\
-           <meta name=viewport content=\"width=device-width,initial-scale=1\"><title>",
+         <meta name=viewport content=\"width=device-width,initial-scale=1\">\
+         <title>{} · handoff-mcp</title>",
+        &[title],
     )
-    .text(title)
-    .raw(" · handoff-mcp</title>")
     .raw(STYLE)
     .raw("</head><body>");
     body(&mut h);
@@ -109,14 +114,6 @@ impl Refused {
     }
 }
 
-fn refused_banner(h: &mut Html, refused: Option<&Refused>) {
-    if let Some(r) = refused {
-        h.raw("<p class=err role=alert id=refused>")
-            .text(&r.sentence)
-            .raw("</p>");
-    }
-}
-
 /// The list of projects.
 pub struct Index<'a> {
     /// The relative way from this page's URL to the list (`./`, `../`): links never name the
@@ -130,14 +127,14 @@ pub struct Index<'a> {
 
 /// How long ago, roughly: minutes, then hours, then days. A clock that went backwards is "just
 /// now".
-fn ago(h: &mut Html, at_ms: i64, now_ms: i64) {
+fn ago(at_ms: i64, now_ms: i64) -> String {
     let minutes = (now_ms - at_ms).max(0) / 60_000;
     match minutes {
-        0 => h.raw("just now"),
-        1..=59 => h.num(minutes).raw(" min ago"),
-        60..=2879 => h.num(minutes / 60).raw(" h ago"),
-        _ => h.num(render::age_days(at_ms, now_ms)).raw(" d ago"),
-    };
+        0 => "just now".into(),
+        1..=59 => format!("{minutes} min ago"),
+        60..=2879 => format!("{} h ago", minutes / 60),
+        _ => format!("{} d ago", render::age_days(at_ms, now_ms)),
+    }
 }
 
 pub fn index(v: &Index<'_>) -> String {
@@ -148,41 +145,33 @@ pub fn index(v: &Index<'_>) -> String {
         }
         h.raw("<ul>");
         for p in v.projects {
-            h.raw("<li><a href=\"")
-                .raw(v.up)
-                .raw("projects/")
-                .text(&p.id)
-                .raw("\"><b>")
-                .text(&p.id)
-                .raw("</b></a><div>🎯 ")
-                .text(&p.north_star)
-                .raw("</div><div>▶ ");
-            match &p.focus {
-                Some(focus) => h.text(focus),
-                None => h.raw("<span class=m>no focus yet</span>"),
-            };
-            h.raw("</div><div class=m>");
-            match (&p.focus, p.focus_set_ms) {
-                (Some(_), Some(at)) => {
-                    h.raw("focus set ");
-                    ago(h, at, v.now_ms);
-                    h.raw(" · ")
+            h.fill(
+                "<li><a href=\"{}projects/{}\"><b>{}</b></a><div>🎯 {}</div><div>▶ ",
+                &[v.up, &p.id, &p.id, &p.north_star],
+            );
+            let set = match (&p.focus, p.focus_set_ms) {
+                (Some(focus), at) => {
+                    h.text(focus);
+                    at.map_or("focus set before times were kept · ".into(), |at| {
+                        format!("focus set {} · ", ago(at, v.now_ms))
+                    })
                 }
-                (Some(_), None) => h.raw("focus set before times were kept · "),
-                (None, _) => h,
+                (None, _) => {
+                    h.raw("<span class=m>no focus yet</span>");
+                    String::new()
+                }
             };
-            h.num(p.cleanup as i64)
-                .raw(" cleanup · ")
-                .num(p.record as i64)
-                .raw(" record</div></li>");
+            h.fill(
+                "</div><div class=m>{}{} cleanup · {} record</div></li>",
+                &[&set, &p.cleanup.to_string(), &p.record.to_string()],
+            );
         }
         h.raw("</ul>");
         if let Some(next) = v.next {
-            h.raw("<p><a href=\"")
-                .raw(v.up)
-                .raw("?after=")
-                .text(next)
-                .raw("\">More projects →</a></p>");
+            h.fill(
+                "<p><a href=\"{}?after={}\">More projects →</a></p>",
+                &[v.up, next],
+            );
         }
     })
 }
@@ -199,7 +188,7 @@ pub struct Project<'a> {
     pub refused: Option<&'a Refused>,
 }
 
-/// The kinds the add_task form offers, deferred ones first, with what each means here.
+/// The add_task form's kinds, deferred ones first, with what each means here.
 const KINDS: [(Kind, &str); 3] = [
     (Kind::Cleanup, "cleanup: deferred, listed under 後処理"),
     (Kind::Record, "record: deferred, listed under 後処理"),
@@ -208,108 +197,95 @@ const KINDS: [(Kind, &str); 3] = [
 
 pub fn project(v: &Project<'_>) -> String {
     let s = v.state;
-    page(&s.project_id, |h| {
-        h.raw("<nav><a href=\"")
-            .raw(v.up)
-            .raw("\">← All projects</a></nav><h1>")
-            .text(&s.project_id)
-            .raw("</h1>");
-        refused_banner(h, v.refused);
+    let id = s.project_id.as_str();
+    page(id, |h| {
+        h.fill(
+            "<nav><a href=\"{}\">← All projects</a></nav><h1>{}</h1>",
+            &[v.up, id],
+        );
+        if let Some(r) = v.refused {
+            h.fill("<p class=err role=alert id=refused>{}</p>", &[&r.sentence]);
+        }
         h.raw("<h2>What the model sees</h2>");
         for text in v.texts {
-            h.raw("<pre>").text(text).raw("</pre>");
+            h.fill("<pre>{}</pre>", &[text]);
         }
         h.raw("<h2>Deferred tasks (後処理)</h2>");
         if s.deferred.is_empty() {
             h.raw("<p class=m>No open deferred tasks.</p>");
         } else {
             if v.write {
-                h.raw("<form method=post action=\"")
-                    .raw(v.up)
-                    .raw("projects/")
-                    .text(&s.project_id)
-                    .raw("/complete_task\" data-tool=complete_task>");
+                h.fill(
+                    "<form method=post action=\"{}projects/{}/complete_task\" data-tool=complete_task>",
+                    &[v.up, id],
+                );
             }
             h.raw("<ul>");
             for task in &s.deferred {
-                h.raw("<li>");
                 if v.write {
-                    h.raw("<button name=task_id value=\"")
-                        .text(&task.id)
-                        .raw("\">Complete</button>");
+                    h.fill(
+                        "<li><button name=task_id value=\"{}\">Complete</button>",
+                        &[&task.id],
+                    );
+                } else {
+                    h.raw("<li>");
                 }
-                h.raw("<span class=k>")
-                    .raw(task.kind.as_str())
-                    .raw("</span>")
-                    .text(&task.body)
-                    .raw("</li>");
+                h.fill(
+                    "<span class=k>{}</span>{}</li>",
+                    &[task.kind.as_str(), &task.body],
+                );
             }
             h.raw("</ul>");
             if v.write {
-                h.raw(
+                h.fill(
                     "<label for=ev>Evidence (optional): what shows it is done</label>\
-                       <input id=ev name=evidence value=\"",
-                )
-                .text(Refused::value(v.refused, "complete_task", "evidence", ""))
-                .raw("\"></form>");
+                     <input id=ev name=evidence value=\"{}\"></form>",
+                    &[Refused::value(v.refused, "complete_task", "evidence", "")],
+                );
             }
         }
         history(h, v.history, v.now_ms);
         if !v.write {
             return;
         }
-        let action = |h: &mut Html, tool: &'static str| {
-            h.raw("<form method=post action=\"")
-                .raw(v.up)
-                .raw("projects/")
-                .text(&s.project_id)
-                .raw("/")
-                .raw(tool)
-                .raw("\" data-tool=")
-                .raw(tool)
-                .raw(">");
-        };
         let value = |tool, name, current| Refused::value(v.refused, tool, name, current);
         let focus = s.focus.as_ref();
-        h.raw("<h2>Change</h2>");
-        action(h, "set_north_star");
-        h.raw("<label for=ns>🎯 North Star</label><textarea id=ns name=text rows=3 required>")
-            .text(value("set_north_star", "text", &s.north_star))
-            .raw("</textarea><button>Set North Star</button></form>");
-        action(h, "set_focus");
-        h.raw(
-            "<label for=fs>▶ Focus (本丸): the one thing to do now</label>\
-               <input id=fs name=statement required value=\"",
-        )
-        .text(value(
-            "set_focus",
-            "statement",
-            focus.map_or("", |f| &f.statement),
-        ))
-        .raw("\"><label for=fw>Why (optional)</label><input id=fw name=why value=\"")
-        .text(value(
-            "set_focus",
-            "why",
-            focus.and_then(|f| f.why.as_deref()).unwrap_or(""),
-        ))
-        .raw("\"><label for=fd>Done when (optional)</label><input id=fd name=done_when value=\"")
-        .text(value(
-            "set_focus",
-            "done_when",
-            focus.and_then(|f| f.done_when.as_deref()).unwrap_or(""),
-        ))
-        .raw("\"><button>Set focus</button></form>");
-        action(h, "add_task");
+        let focus_text = |f: fn(&Focus) -> Option<&str>| focus.and_then(f).unwrap_or("");
+        h.fill(
+            "<h2>Change</h2>\
+             <form method=post action=\"{}projects/{}/set_north_star\" data-tool=set_north_star>\
+             <label for=ns>🎯 North Star</label><textarea id=ns name=text rows=3 required>{}</textarea>\
+             <button>Set North Star</button></form>\
+             <form method=post action=\"{}projects/{}/set_focus\" data-tool=set_focus>\
+             <label for=fs>▶ Focus (本丸): the one thing to do now</label>\
+             <input id=fs name=statement required value=\"{}\">\
+             <label for=fw>Why (optional)</label><input id=fw name=why value=\"{}\">\
+             <label for=fd>Done when (optional)</label><input id=fd name=done_when value=\"{}\">\
+             <button>Set focus</button></form>\
+             <form method=post action=\"{}projects/{}/add_task\" data-tool=add_task>\
+             <label for=tb>New task</label><textarea id=tb name=body rows=2 required>{}</textarea>\
+             <label for=tk>Kind</label><select id=tk name=kind>",
+            &[
+                v.up,
+                id,
+                value("set_north_star", "text", &s.north_star),
+                v.up,
+                id,
+                value("set_focus", "statement", focus_text(|f| Some(&f.statement))),
+                value("set_focus", "why", focus_text(|f| f.why.as_deref())),
+                value("set_focus", "done_when", focus_text(|f| f.done_when.as_deref())),
+                v.up,
+                id,
+                value("add_task", "body", ""),
+            ],
+        );
         let kind = value("add_task", "kind", "");
-        h.raw("<label for=tb>New task</label><textarea id=tb name=body rows=2 required>")
-            .text(value("add_task", "body", ""))
-            .raw("</textarea><label for=tk>Kind</label><select id=tk name=kind>");
         for (k, label) in KINDS {
-            h.raw("<option value=").raw(k.as_str());
-            if k.as_str() == kind {
-                h.raw(" selected");
-            }
-            h.raw(">").raw(label).raw("</option>");
+            let selected = if k.as_str() == kind { " selected" } else { "" };
+            h.fill(
+                "<option value={}{}>{}</option>",
+                &[k.as_str(), selected, label],
+            );
         }
         h.raw("</select><button>Add task</button></form>");
     })
@@ -329,52 +305,40 @@ fn history(h: &mut Html, history: &History, now_ms: i64) {
     svg::focus_timeline(h, &focus, now_ms);
     h.raw("<ul>");
     for event in &history.events {
-        h.raw("<li><span class=m>");
-        match event.at_ms {
-            Some(at) => h.text(&render::utc(at)),
-            None => h.text(render::NO_TIME),
+        let at = event.at_ms.map_or(render::NO_TIME.into(), render::utc);
+        let (what, note) = match event.what {
+            EventKind::NorthStar => ("🎯 north star".to_owned(), "why"),
+            EventKind::Focus => ("▶ focus".to_owned(), "why"),
+            EventKind::Completed(kind) => (format!("✓ {}", kind.as_str()), "evidence"),
         };
-        h.raw("</span> <span class=k>");
-        let note = match event.what {
-            EventKind::NorthStar => {
-                h.raw("🎯 north star");
-                "why"
-            }
-            EventKind::Focus => {
-                h.raw("▶ focus");
-                "why"
-            }
-            EventKind::Completed(kind) => {
-                h.raw("✓ ").raw(kind.as_str());
-                "evidence"
-            }
-        };
-        h.raw("</span>").text(&event.value).raw("<div class=m>");
+        h.fill(
+            "<li><span class=m>{}</span> <span class=k>{}</span>{}<div class=m>",
+            &[&at, &what, &event.value],
+        );
         if let Some(text) = &event.note {
-            h.raw(note).raw(": ").text(text).raw(" · ");
+            h.fill("{}: {} · ", &[note, text]);
         }
         if let Some(done_when) = &event.done_when {
-            h.raw("done when: ").text(done_when).raw(" · ");
+            h.fill("done when: {} · ", &[done_when]);
         }
-        h.raw("by ").text(&event.client).raw("</div></li>");
+        h.fill("by {}</div></li>", &[&event.client]);
     }
     if history.events.is_empty() {
         h.raw("<li class=m>No events yet.</li>");
     }
     h.raw("</ul>");
     if history.older > 0 {
-        h.raw("<p class=m>… and ")
-            .num(history.older as i64)
-            .raw(" older events.</p>");
+        h.fill(
+            "<p class=m>… and {} older events.</p>",
+            &[&history.older.to_string()],
+        );
     }
 }
 
 /// A page that only says why the request was refused.
 pub fn refusal(message: &str) -> String {
     page("Refused", |h| {
-        h.raw("<h1>Refused</h1><p class=err role=alert>")
-            .text(message)
-            .raw("</p>");
+        h.fill("<h1>Refused</h1><p class=err role=alert>{}</p>", &[message]);
     })
 }
 
@@ -395,6 +359,13 @@ mod tests {
             "<p title=\"&quot;&gt;&lt;img src=x onerror=alert(1)&gt;\">\
              &lt;script&gt;&amp;amp;&#39;&lt;/script&gt;</p>"
         );
+    }
+
+    #[test]
+    fn fill_escapes_every_value() {
+        let mut h = Html::default();
+        h.fill("<a href=\"{}\">{}</a>{}", &["\"x", "<b>", "&"]);
+        assert_eq!(h.finish(), "<a href=\"&quot;x\">&lt;b&gt;</a>&amp;");
     }
 
     #[test]

@@ -21,32 +21,31 @@ pub fn focus_timeline(h: &mut Html, changes: &[(i64, &str)], now_ms: i64) {
     let end = now_ms.max(changes.last().map_or(start, |c| c.0));
     let span = (end - start).max(1);
     let x = |at: i64| LEFT + (at - start) * (RIGHT - LEFT) / span;
-    h.raw("<svg viewBox=\"0 0 600 56\" role=img aria-labelledby=tl><title id=tl>")
-        .num(changes.len() as i64)
-        .raw(" focus changes, ")
-        .text(&render::utc(start))
-        .raw(" to ")
-        .text(&render::utc(end))
-        .raw(" UTC</title><line x1=4 y1=22 x2=596 y2=22 stroke=currentColor stroke-opacity=.3 />");
+    h.fill(
+        "<svg viewBox=\"0 0 600 56\" role=img aria-labelledby=tl><title id=tl>{} focus changes, \
+         {} to {} UTC</title><line x1=4 y1=22 x2=596 y2=22 stroke=currentColor stroke-opacity=.3 />",
+        &[&changes.len().to_string(), &render::utc(start), &render::utc(end)],
+    );
     for (i, &(at, statement)) in changes.iter().enumerate() {
         let until = changes.get(i + 1).map_or(end, |next| next.0);
         // At least 3 units wide, so a focus that lasted a moment still shows.
         let (x0, x1) = (x(at), x(until).max(x(at) + 3));
-        h.raw("<rect x=")
-            .num(x0)
-            .raw(" y=12 width=")
-            .num(x1 - x0)
-            .raw(" height=20 rx=3 fill=\"")
-            .raw(FILLS[i % FILLS.len()])
-            .raw("\"><title>")
-            .text(&render::utc(at))
-            .raw(" UTC: ")
-            .text(statement)
-            .raw("</title></rect>");
+        h.fill(
+            "<rect x={} y=12 width={} height=20 rx=3 fill=\"{}\"><title>{} UTC: {}</title></rect>",
+            &[
+                &x0.to_string(),
+                &(x1 - x0).to_string(),
+                FILLS[i % FILLS.len()],
+                &render::utc(at),
+                statement,
+            ],
+        );
     }
-    h.raw("<text x=4 y=50 font-size=12 fill=currentColor>")
-        .text(&render::utc(start))
-        .raw("</text><text x=596 y=50 font-size=12 fill=currentColor text-anchor=end>now</text></svg>");
+    h.fill(
+        "<text x=4 y=50 font-size=12 fill=currentColor>{}</text>\
+         <text x=596 y=50 font-size=12 fill=currentColor text-anchor=end>now</text></svg>",
+        &[&render::utc(start)],
+    );
 }
 
 #[cfg(test)]
