@@ -208,7 +208,9 @@ pub fn project(v: &Project<'_>) -> String {
         }
         h.raw("<h2>What the model sees</h2>");
         for text in v.texts {
-            h.fill("<pre>{}</pre>", &[text]);
+            // A line break right after <pre> or <textarea> is dropped by the HTML parser, so each
+            // gets one of its own and a text's own leading break survives.
+            h.fill("<pre>\n{}</pre>", &[text]);
         }
         h.raw("<h2>Deferred tasks (後処理)</h2>");
         if s.deferred.is_empty() {
@@ -254,7 +256,7 @@ pub fn project(v: &Project<'_>) -> String {
         h.fill(
             "<h2>Change</h2>\
              <form method=post action=\"{}projects/{}/set_north_star\" data-tool=set_north_star>\
-             <label for=ns>🎯 North Star</label><textarea id=ns name=text rows=3 required>{}</textarea>\
+             <label for=ns>🎯 North Star</label><textarea id=ns name=text rows=3 required>\n{}</textarea>\
              <button>Set North Star</button></form>\
              <form method=post action=\"{}projects/{}/set_focus\" data-tool=set_focus>\
              <label for=fs>▶ Focus (本丸): the one thing to do now</label>\
@@ -263,7 +265,7 @@ pub fn project(v: &Project<'_>) -> String {
              <label for=fd>Done when (optional)</label><input id=fd name=done_when value=\"{}\">\
              <button>Set focus</button></form>\
              <form method=post action=\"{}projects/{}/add_task\" data-tool=add_task>\
-             <label for=tb>New task</label><textarea id=tb name=body rows=2 required>{}</textarea>\
+             <label for=tb>New task</label><textarea id=tb name=body rows=2 required>\n{}</textarea>\
              <label for=tk>Kind</label><select id=tk name=kind>",
             &[
                 v.up,

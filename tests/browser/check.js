@@ -176,8 +176,9 @@ async function main() {
       check(`hostile strings on ${url.replace(base, "")} make no element or handler`, found.elements === 0 && found.handlers === 0, JSON.stringify(found).slice(0, 200));
       check(`hostile strings on ${url.replace(base, "")} show as their characters`, shown.every((s) => found.text.includes(s)), shown.filter((s) => !found.text.includes(s)).join(" | "));
     }
-    const textarea = await page.inputValue("#fw");
+        const textarea = await page.inputValue("#fw");
     check("a hostile value refills its field verbatim", textarea === XSS.why, textarea);
+    
 
     // Posts from other origins: a page on another site, and an opaque (data:) one.
     const beforeForeign = await stateTexts(project);
@@ -226,6 +227,11 @@ async function main() {
       check(`card ${id}: answers ui/resource-teardown`, messages.some((m) => m.id === 99 && m.result && !m.method), methods.join(","));
       if (id === project) await page.screenshot({ path: path.join(out, "card.png") });
     }
+        const leading = "\n\nStarts with two line breaks";
+    await call("set_north_star", { project_id: hostile, text: leading });
+    await page.goto(`${base}/projects/${hostile}`);
+    const ns = await page.inputValue("#ns");
+    check("a North Star's own leading line breaks survive in its textarea", ns === leading, JSON.stringify(ns));
     check("no dialog was opened", dialogs === 0, dialogs);
   } finally {
     await browser.close();

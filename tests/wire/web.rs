@@ -226,7 +226,7 @@ fn the_project_page_shows_what_the_model_sees() {
         assert!(
             reply
                 .body
-                .contains(&format!("<pre>{}</pre>", escaped(text))),
+                .contains(&format!("<pre>\n{}</pre>", escaped(text))),
             "{text}"
         );
     }
@@ -241,7 +241,7 @@ fn the_project_page_shows_what_the_model_sees() {
         assert!(reply.body.contains(body));
     }
     // The forms start from the current values.
-    assert!(reply.body.contains(">Ship v1 🎯</textarea>"));
+    assert!(reply.body.contains(">\nShip v1 🎯</textarea>"));
     assert!(reply.body.contains("value=\"本丸: the store\""));
     assert!(reply.body.contains("value=\"all depends on it\""));
 }
@@ -407,7 +407,7 @@ fn a_refusal_shows_the_tool_s_sentence_and_writes_nothing() {
     );
     assert!(reply.body.contains("name=statement required value=\" \""));
     assert!(reply.body.contains("name=why value=\"&lt;b&gt;\""));
-    assert!(reply.body.contains(">Ship v1 🎯</textarea>"));
+    assert!(reply.body.contains(">\nShip v1 🎯</textarea>"));
     // Relative links still lead back, one level further up.
     assert!(reply
         .body
@@ -521,7 +521,7 @@ fn stored_strings_are_only_ever_text() {
     assert!(project.contains("</span>&lt;svg onload=alert(3)&gt;&amp;amp;</li>"));
     assert!(project.contains("value=\"&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;\""));
     assert!(project.contains("value=\"&lt;/textarea&gt;&lt;b&gt;x&#39;\""));
-    assert!(project.contains(">&lt;img src=x onerror=alert(1)&gt;</textarea>"));
+    assert!(project.contains(">\n&lt;img src=x onerror=alert(1)&gt;</textarea>"));
 }
 
 const CARD: &str = "ui://handoff-mcp/state-card.html";
