@@ -555,8 +555,8 @@ pub struct Summary {
     /// When the focus was last set (UTC ms); `None` before timestamps were kept.
     pub focus_set_ms: Option<i64>,
     /// Open deferred tasks of each kind.
-    pub cleanup: u64,
-    pub record: u64,
+    pub cleanup: i64,
+    pub record: i64,
 }
 
 /// Up to `limit` project summaries in id order, after `after` (exclusive), in one statement.
@@ -568,11 +568,7 @@ pub async fn project_summaries(
     let results = projects_after(db, PROJECT_SUMMARIES, after, limit).await?;
     let mut summaries = Vec::new();
     for row in first(&results)? {
-        let count = |column| {
-            int(row, column)?
-                .and_then(|n| u64::try_from(n).ok())
-                .ok_or(StoreError::Decode(column))
-        };
+        let count = |column| int(row, column)?.ok_or(StoreError::Decode(column));
         summaries.push(Summary {
             id: text(row, "id")?.to_owned(),
             north_star: text(row, "north_star")?.to_owned(),

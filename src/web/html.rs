@@ -332,7 +332,8 @@ fn history(h: &mut Html, history: &History, now_ms: i64) {
     if history.older > 0 {
         h.fill(
             "<p class=m>… and {} older events.</p>",
-            &[&history.older.to_string()],
+            // Formatted as i64, whose formatting the crate links anyway.
+            &[&(history.older as i64).to_string()],
         );
     }
 }

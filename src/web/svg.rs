@@ -24,7 +24,7 @@ pub fn focus_timeline(h: &mut Html, changes: &[(i64, &str)], now_ms: i64) {
     h.fill(
         "<svg viewBox=\"0 0 600 56\" role=img aria-labelledby=tl><title id=tl>{} focus changes, \
          {} to {} UTC</title><line x1=4 y1=22 x2=596 y2=22 stroke=currentColor stroke-opacity=.3 />",
-        &[&changes.len().to_string(), &render::utc(start), &render::utc(end)],
+        &[&(changes.len() as i64).to_string(), &render::utc(start), &render::utc(end)],
     );
     for (i, &(at, statement)) in changes.iter().enumerate() {
         let until = changes.get(i + 1).map_or(end, |next| next.0);
