@@ -46,6 +46,13 @@ pub enum Error {
     /// A web request that cannot be read (a malformed form body or query); the sentence says
     /// what. Only the pages send it, as a 400 page.
     BadRequest(String),
+    /// A route without a token in its path, and no accepted `Authorization: Bearer` token.
+    Unauthorized,
+    /// More than one `Authorization` header (or one listing several credentials).
+    AmbiguousAuthorization,
+    /// The credential variables are malformed: nothing is served until they are fixed. What is
+    /// wrong goes to the log once (`config::Misconfigured`), never to a client.
+    Misconfigured,
     /// An unknown method, or one this era does not have.
     MethodNotFound(String),
     /// A method's params are missing or malformed (a sentence saying which).
@@ -69,12 +76,15 @@ impl Error {
     pub fn code(&self, era: Option<Era>) -> i64 {
         match self {
             Error::Parse => PARSE_ERROR,
-            Error::InvalidRequest(_) | Error::TooLarge { .. } | Error::BadRequest(_) => {
-                INVALID_REQUEST
-            }
+            Error::InvalidRequest(_)
+            | Error::TooLarge { .. }
+            | Error::AmbiguousAuthorization
+            | Error::BadRequest(_) => INVALID_REQUEST,
             Error::UnsupportedMediaType { .. }
             | Error::MethodNotAllowed { .. }
             | Error::ForbiddenOrigin
+            | Error::Unauthorized
+            | Error::Misconfigured
             | Error::BadVersionHeader(_) => SERVER_ERROR,
             Error::MethodNotFound(_) => METHOD_NOT_FOUND,
             Error::InvalidParams(_) | Error::BadMeta(_) => INVALID_PARAMS,
@@ -93,11 +103,14 @@ impl Error {
         match self {
             Error::Parse
             | Error::InvalidRequest(_)
-            | Error::BadRequest(_)
             | Error::BadMeta(_)
             | Error::HeaderMismatch(_)
             | Error::UnsupportedVersion { .. }
-            | Error::BadVersionHeader(_) => 400,
+            | Error::BadVersionHeader(_)
+            | Error::AmbiguousAuthorization
+            | Error::BadRequest(_) => 400,
+            Error::Unauthorized => 401,
+            Error::Misconfigured => 503,
             Error::TooLarge { .. } => 413,
             Error::UnsupportedMediaType { .. } => 415,
             Error::MethodNotAllowed { .. } => 405,
@@ -127,6 +140,16 @@ impl Error {
             ),
             Error::ForbiddenOrigin => "Forbidden: Origin not allowed".into(),
             Error::BadRequest(why) => format!("Bad Request: {why}"),
+            Error::Unauthorized => "Unauthorized: send the header Authorization: Bearer <token>, \
+                 or put the token in the path (/<token>/mcp)"
+                .into(),
+            Error::AmbiguousAuthorization => {
+                "Bad Request: send one Authorization header, holding one Bearer token".into()
+            }
+            Error::Misconfigured => {
+                "Service Unavailable: the server is misconfigured; its operator must fix its tokens"
+                    .into()
+            }
             Error::MethodNotFound(method) => {
                 format!("Method not found: {}", clip(method, 64))
             }
@@ -173,6 +196,9 @@ impl Error {
     pub fn headers(&self) -> Vec<(&'static str, String)> {
         match self {
             Error::MethodNotAllowed { allow } => vec![("allow", allow.join(", "))],
+            // The bare scheme: no `resource_metadata` and no realm pointing at an authorization
+            // server, since a client that sees one starts an OAuth flow this server does not offer.
+            Error::Unauthorized => vec![("www-authenticate", "Bearer".into())],
             _ => Vec::new(),
         }
     }
@@ -220,6 +246,9 @@ mod tests {
             Error::MethodNotAllowed { allow: &["POST"] },
             Error::ForbiddenOrigin,
             Error::BadRequest("form".into()),
+            Error::Unauthorized,
+            Error::AmbiguousAuthorization,
+            Error::Misconfigured,
             Error::MethodNotFound("x/y".into()),
             Error::InvalidParams("bad".into()),
             Error::BadMeta("meta".into()),
@@ -245,6 +274,9 @@ mod tests {
                 | Error::MethodNotAllowed { .. }
                 | Error::ForbiddenOrigin
                 | Error::BadRequest(_)
+                | Error::Unauthorized
+                | Error::AmbiguousAuthorization
+                | Error::Misconfigured
                 | Error::MethodNotFound(_)
                 | Error::InvalidParams(_)
                 | Error::BadMeta(_)
@@ -271,6 +303,9 @@ mod tests {
             (-32000, 405, 405, -32000, 405),
             (-32000, 403, 403, -32000, 403),
             (-32600, 400, 400, -32600, 400),
+            (-32000, 401, 401, -32000, 401),
+            (-32600, 400, 400, -32600, 400),
+            (-32000, 503, 503, -32000, 503),
             (-32601, 404, 200, -32601, 400),
             (-32602, 200, 200, -32602, 400),
             (-32602, 400, 400, -32602, 400),
@@ -317,6 +352,15 @@ mod tests {
             }
             .headers(),
             [("allow", "GET, POST".to_string())]
+        );
+        assert_eq!(
+            Error::Unauthorized.headers(),
+            [("www-authenticate", "Bearer".to_string())]
+        );
+        assert_eq!(
+            Error::Misconfigured.to_json(&Json::Null, None),
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
+                "message": "Service Unavailable: the server is misconfigured; its operator must fix its tokens"}})
         );
     }
 }

@@ -1,11 +1,13 @@
 //! Resources: each project's state, `handoff://projects/{project_id}/state`, and its history,
 //! `handoff://projects/{project_id}/history`.
-//! URI parsing, the template and the list/read bodies. Refusals are `Error`s for dispatch to
-//! reply with; no wire envelope and no SQL here.
+//! URI parsing, the template and the list/read bodies, within the caller's scope: a scoped
+//! token lists its one project, and any other project's resources read as not found, exactly
+//! like those of one that does not exist. Refusals are `Error`s for dispatch to reply with; no
+//! wire envelope and no SQL here.
 
 use serde_json::{json, Value as Json};
 
-use crate::context::Ctx;
+use crate::context::{Ctx, Scope};
 use crate::error::Error;
 use crate::model;
 use crate::render;
@@ -63,12 +65,13 @@ pub fn templates() -> Json {
     }]})
 }
 
-/// One page of known projects, after `cursor` (the last id of the previous page).
-pub async fn list(db: &dyn Sql, cursor: Option<&str>) -> Result<Json, Error> {
+/// One page of the known projects the scope reaches, after `cursor` (the last id of the
+/// previous page).
+pub async fn list(db: &dyn Sql, scope: &Scope, cursor: Option<&str>) -> Result<Json, Error> {
     if cursor.is_some_and(|c| !model::is_project_id(c)) {
         return Err(Error::InvalidParams("Invalid cursor".into()));
     }
-    let mut ids = store::project_ids(db, cursor, PAGE + 1).await?;
+    let mut ids = store::project_ids(db, cursor, PAGE + 1, scope.project()).await?;
     let next = (ids.len() > PAGE).then(|| {
         ids.truncate(PAGE);
         ids.last().cloned().unwrap_or_default()
@@ -102,7 +105,9 @@ pub async fn read(ctx: &Ctx<'_>, uri: &str) -> Result<Json, Error> {
     let not_found = || Error::ResourceNotFound {
         uri: uri.to_owned(),
     };
-    let (project_id, kind) = parse(uri).ok_or_else(not_found)?;
+    let (project_id, kind) = parse(uri)
+        .filter(|(id, _)| ctx.caller.scope.may_read(id))
+        .ok_or_else(not_found)?;
     let text = match kind {
         Kind::State => {
             let state = store::load_state(ctx.db, project_id)

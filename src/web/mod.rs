@@ -17,7 +17,7 @@ mod svg;
 
 use serde_json::{Map, Value as Json};
 
-use crate::context::{Caller, Ctx};
+use crate::context::{Caller, Ctx, Scope};
 use crate::error::Error;
 use crate::http::{self, Plan, Request, Response, MAX_BODY_BYTES};
 use crate::model;
@@ -102,9 +102,9 @@ pub fn is_web_path(tail: &str) -> bool {
     tail.is_empty() || tail.starts_with("projects/")
 }
 
-/// The plan for a web request: every rule that needs no body. A path that is not a page is
-/// the bare 404 of every unknown path.
-pub fn plan(req: &Request<'_>) -> Plan {
+/// The plan for a web request under a path token whose credential grants `scope`: every rule
+/// that needs no body. A path that is not a page is the bare 404 of every unknown path.
+pub fn plan(req: &Request<'_>, scope: Scope) -> Plan {
     let tail = req.path.splitn(3, '/').nth(2).unwrap_or_default();
     let mut segments = tail.split('/');
     let action = match (
@@ -146,7 +146,7 @@ pub fn plan(req: &Request<'_>) -> Plan {
             return Plan::Respond(refusal(&error));
         }
     }
-    Plan::Web(action)
+    Plan::Web { action, scope }
 }
 
 /// A write tool by name: every tool that is not read-only has a form.
@@ -176,15 +176,19 @@ fn same_origin(req: &Request<'_>) -> bool {
         .is_some_and(|origin| origin.trim().eq_ignore_ascii_case(req.own_origin))
 }
 
-/// What a token may see and do through the pages: the one place that reads the caller's
-/// authority here. Every token today is the one full token.
+/// What the caller's credential may do with a project through the pages: the one place the
+/// web view reads the scope. A project it may not read is shown as one that does not exist.
 struct Access {
-    /// Whether pages carry the write forms and accept their posts.
+    read: bool,
+    /// Whether the page carries the write forms (a post is still the tool's to refuse).
     write: bool,
 }
 
-fn access(_caller: &Caller) -> Access {
-    Access { write: true }
+fn access(caller: &Caller, project: &str) -> Access {
+    Access {
+        read: caller.scope.may_read(project),
+        write: caller.scope.may_write(project),
+    }
 }
 
 /// An HTML response with the web headers.
@@ -216,7 +220,9 @@ pub async fn serve(action: &Action, body: &[u8], ctx: &Ctx<'_>) -> Response {
 }
 
 async fn index(ctx: &Ctx<'_>, after: Option<&str>) -> Result<Response, Error> {
-    let mut projects = store::project_summaries(ctx.db, after, PAGE + 1).await?;
+    // A project-scoped credential lists its one project (`access` says the same of each).
+    let only = ctx.caller.scope.project();
+    let mut projects = store::project_summaries(ctx.db, after, PAGE + 1, only).await?;
     let more = projects.len() > PAGE;
     projects.truncate(PAGE);
     let next = more
@@ -239,7 +245,12 @@ async fn project(
     refused: Option<&Refused>,
 ) -> Result<Response, Error> {
     let status = if refused.is_some() { REFUSED } else { 200 };
-    let Some(state) = store::load_state(ctx.db, id).await? else {
+    let access = access(&ctx.caller, id);
+    let state = match access.read {
+        true => store::load_state(ctx.db, id).await?,
+        false => None,
+    };
+    let Some(state) = state else {
         // A project cannot be deleted, so this is a mistyped id or one not created yet.
         let mut sentence = format!("No project \"{id}\" yet; set_north_star creates it.");
         if let Some(refused) = refused {
@@ -265,7 +276,7 @@ async fn project(
         texts: &texts,
         history: &history,
         now_ms,
-        write: access(&ctx.caller).write,
+        write: access.write,
         refused,
     });
     Ok(html(status, body))
@@ -279,6 +290,10 @@ async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Resul
         return Err(Error::TooLarge {
             limit: MAX_BODY_BYTES,
         });
+    }
+    if !access(&ctx.caller, project_id).read {
+        // The page of a project the credential may not read is the page of no project.
+        return project(ctx, project_id, Depth::Tool, None).await;
     }
     let fields = form::decode(body)
         .map_err(|why| Error::BadRequest(format!("the form cannot be read: {why}")))?;

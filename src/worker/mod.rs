@@ -1,7 +1,9 @@
 //! The Workers shell, compiled for wasm32 only: the fetch entry, env → Config, the D1 adapter,
-//! the SSE Durable Object, the clock and uuid ids. It carries out the core's `http::Plan` and
-//! decides nothing itself. It must never log a path, query or header (the path holds the
-//! token), only fixed sentences and the core's diagnostics.
+//! the SSE Durable Object, the clock and uuid ids. It carries out the core's `http::Plan`
+//! (putting the scope it names into the request context) and decides nothing itself. It must
+//! never log a path, query or header (the path or the Authorization header holds a token),
+//! only fixed sentences, the position of a malformed credential entry and the core's
+//! diagnostics.
 
 mod d1;
 mod sse;
@@ -10,8 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use worker::{console_error, event, Context, Env, Headers, Request, Response, Result};
 
-use crate::config::{Config, D1_BINDING};
-use crate::context::{Caller, Ctx};
+use crate::config::{Config, AUTH_TOKEN_VAR, D1_BINDING, PROJECT_TOKENS_VAR};
+use crate::context::{Caller, Ctx, Scope};
 use crate::http::{self, Plan};
 use crate::store;
 use crate::web;
@@ -19,18 +21,14 @@ use d1::D1Store;
 
 /// Whether this isolate has already made sure the schema exists.
 static SCHEMA_READY: AtomicBool = AtomicBool::new(false);
-/// Whether this isolate has already said that AUTH_TOKEN is missing.
-static SAID_NO_TOKEN: AtomicBool = AtomicBool::new(false);
+/// Whether this isolate has already said what is wrong with its tokens.
+static SAID_TOKEN_PROBLEM: AtomicBool = AtomicBool::new(false);
 
 #[event(fetch)]
 async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
     console_error_panic_hook::set_once();
     let config = config(&env);
-    if config.token.is_none() && !SAID_NO_TOKEN.swap(true, Ordering::Relaxed) {
-        console_error!(
-            "handoff-mcp: AUTH_TOKEN is not set; every MCP path answers 404 until it is"
-        );
-    }
+    say_token_problem(&config);
     let method = req.method().to_string();
     let path = req.path();
     // The query straight from the serialized URL: parsing it with `url` would link that crate
@@ -49,22 +47,45 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
     };
     match http::plan(&request, &config) {
         Plan::Respond(response) => into_worker(response),
-        Plan::Mcp => {
+        Plan::Mcp { scope } => {
             let body = req.bytes().await?;
             let db = database(&env).await?;
-            let ctx = context(&db, &headers, &config);
+            let ctx = context(&db, &headers, &config, scope);
             into_worker(http::serve_mcp(&headers, &body, &ctx).await)
         }
-        Plan::OpenSse { endpoint_prefix } => sse::open(&env, &endpoint_prefix).await,
-        Plan::SseMessage { session } => sse::post(&mut req, &env, &headers, &session).await,
-        Plan::Web(action) => {
+        Plan::OpenSse {
+            endpoint_prefix,
+            scope,
+        } => sse::open(&env, &endpoint_prefix, &scope).await,
+        Plan::SseMessage { session, scope } => {
+            sse::post(&mut req, &env, &headers, &session, &scope).await
+        }
+        Plan::Web { action, scope } => {
             let body = match action.reads_body() {
                 true => req.bytes().await?,
                 false => Vec::new(),
             };
             let db = database(&env).await?;
-            into_worker(web::serve(&action, &body, &context(&db, &headers, &config)).await)
+            let ctx = context(&db, &headers, &config, scope);
+            into_worker(web::serve(&action, &body, &ctx).await)
         }
+    }
+}
+
+/// One log line per isolate when the tokens are missing or malformed. A malformed entry is
+/// named by its variable and position only (`config::Misconfigured`), never by its text.
+fn say_token_problem(config: &Config) {
+    let problem = match &config.credentials {
+        Err(wrong) => format!(
+            "the server is misconfigured: {wrong}; every route but /healthz answers 503 until it is fixed"
+        ),
+        Ok(credentials) if credentials.is_empty() => format!(
+            "no token is set ({AUTH_TOKEN_VAR}, {PROJECT_TOKENS_VAR}); every MCP path answers 404 until one is"
+        ),
+        Ok(_) => return,
+    };
+    if !SAID_TOKEN_PROBLEM.swap(true, Ordering::Relaxed) {
+        console_error!("handoff-mcp: {problem}");
     }
 }
 
@@ -104,13 +125,13 @@ fn now_ms() -> i64 {
     worker::Date::now().as_millis() as i64
 }
 
-/// The request context over D1, random ids and the Workers clock.
-fn context<'a>(db: &'a D1Store, headers: &http::Headers, config: &Config) -> Ctx<'a> {
+/// The request context over D1, random ids and the Workers clock, for the planned scope.
+fn context<'a>(db: &'a D1Store, headers: &http::Headers, config: &Config, scope: Scope) -> Ctx<'a> {
     Ctx {
         db,
         ids: &new_id,
         clock: &now_ms,
-        caller: Caller::from_user_agent(headers.get("user-agent")),
+        caller: Caller::new(headers.get("user-agent"), scope),
         focus_stale_days: config.focus_stale_days,
     }
 }

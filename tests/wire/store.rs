@@ -35,7 +35,7 @@ fn every_tool_call_is_one_round_trip() {
 }
 
 /// SQLite's query plan of a statement, one step per line.
-fn query_plan(sql: &str, params: &[&str]) -> Vec<String> {
+fn query_plan(sql: &str, params: &[Option<&str>]) -> Vec<String> {
     let s = Server::new();
     let mut stmt =
         s.db.conn
@@ -51,7 +51,7 @@ fn query_plan(sql: &str, params: &[&str]) -> Vec<String> {
 
 #[test]
 fn the_open_deferred_query_uses_the_partial_index() {
-    let plan = query_plan(handoff_mcp::store::LOAD_STATE, &["p"]);
+    let plan = query_plan(handoff_mcp::store::LOAD_STATE, &[Some("p")]);
     assert!(
         plan.iter()
             .any(|step| step == "SEARCH task USING INDEX task_open_deferred (project_id=?)"),
@@ -117,7 +117,10 @@ fn get_state_stays_flat_as_history_grows() {
 
 #[test]
 fn the_web_list_counts_through_the_partial_index() {
-    let plan = query_plan(handoff_mcp::store::PROJECT_SUMMARIES, &["", "100"]);
+    let plan = query_plan(
+        handoff_mcp::store::PROJECT_SUMMARIES,
+        &[Some(""), Some("100"), None],
+    );
     // Each count searches an index of open tasks by project (SQLite picks one of the partial
     // indexes on status = 'open'); no count scans the task table.
     let searches = plan

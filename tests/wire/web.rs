@@ -651,3 +651,52 @@ fn form_writes_are_attributed_to_web_and_drawn_in_the_history() {
     s.now.set(s.now.get() + 72 * hour);
     assert!(get(&s, &page("")).body.contains("focus set 3 d ago"));
 }
+
+#[test]
+fn scoped_and_read_only_tokens_see_only_their_project_and_read_only_pages_have_no_forms() {
+    use handoff_mcp::config::{AUTH_TOKEN_VAR, PROJECT_TOKENS_VAR};
+    let s = Server::with_vars(&[
+        (AUTH_TOKEN_VAR, TOKEN),
+        (PROJECT_TOKENS_VAR, "rw-tok=p1,ro-tok=p1:read"),
+    ]);
+    s.ok("set_north_star", json!({"project_id": "p1", "text": "one"}));
+    s.ok("set_north_star", json!({"project_id": "p2", "text": "two"}));
+    s.ok(
+        "add_task",
+        json!({"project_id": "p1", "body": "tidy", "kind": "cleanup"}),
+    );
+    let before = s.db.dump();
+    for token in ["rw-tok", "ro-tok"] {
+        let list = get(&s, &format!("/{token}/"));
+        assert_eq!(list.status, 200);
+        assert!(
+            list.body.contains("./projects/p1") && !list.body.contains("p2"),
+            "{token}"
+        );
+        // Another project's page is the page of no project, for GET and POST alike.
+        let other = get(&s, &format!("/{token}/projects/p2"));
+        assert_eq!(other.status, 404, "{token}");
+        assert!(!other.body.contains("two"));
+        let posted = post(
+            &s,
+            &format!("/{token}/projects/p2/set_north_star"),
+            "text=x",
+        );
+        assert_eq!(posted.status, 404, "{token}");
+        assert!(!posted.body.contains(token), "{token}");
+    }
+    assert_eq!(s.db.dump(), before);
+    let read_only = get(&s, "/ro-tok/projects/p1").body;
+    assert!(read_only.contains("<pre>\n🎯 NORTH STAR: one"));
+    assert!(!read_only.contains("<form") && !read_only.contains("<button"));
+    let refused = post(&s, "/ro-tok/projects/p1/set_north_star", "text=x");
+    assert_eq!(refused.status, 422);
+    assert!(refused.body.contains("read-only"), "{}", refused.body);
+    assert!(!refused.body.contains("<form"));
+    assert_eq!(s.db.dump(), before);
+    let read_write = get(&s, "/rw-tok/projects/p1").body;
+    assert_eq!(forms(&read_write).len(), 4);
+    let written = post(&s, "/rw-tok/projects/p1/set_focus", "statement=s");
+    assert_eq!(written.status, 303);
+    assert!(s.state_text("p1").contains("▶ 本丸（今やる1つ）: s"));
+}
