@@ -30,8 +30,8 @@ const UNSUPPORTED_VERSION: i64 = -32022;
 pub enum Error {
     /// The body is not JSON (or not UTF-8, or nested too deep).
     Parse,
-    /// Not a JSON-RPC request or notification, or a batch this era does not allow; the
-    /// sentence says which rule.
+    /// Not a JSON-RPC request or notification, or a batch this era does not allow, or a web
+    /// form or query that cannot be read; the sentence says which rule.
     InvalidRequest(String),
     /// The body is larger than the limit.
     TooLarge { limit: usize },
@@ -43,9 +43,6 @@ pub enum Error {
     /// A browser Origin that is neither loopback nor configured; for a web form, any Origin but
     /// the server's own.
     ForbiddenOrigin,
-    /// A web request that cannot be read (a malformed form body or query); the sentence says
-    /// what. Only the pages send it, as a 400 page.
-    BadRequest(String),
     /// A route without a token in its path, and no accepted `Authorization: Bearer` token.
     Unauthorized,
     /// More than one `Authorization` header (or one listing several credentials).
@@ -76,10 +73,9 @@ impl Error {
     pub fn code(&self, era: Option<Era>) -> i64 {
         match self {
             Error::Parse => PARSE_ERROR,
-            Error::InvalidRequest(_)
-            | Error::TooLarge { .. }
-            | Error::AmbiguousAuthorization
-            | Error::BadRequest(_) => INVALID_REQUEST,
+            Error::InvalidRequest(_) | Error::TooLarge { .. } | Error::AmbiguousAuthorization => {
+                INVALID_REQUEST
+            }
             Error::UnsupportedMediaType { .. }
             | Error::MethodNotAllowed { .. }
             | Error::ForbiddenOrigin
@@ -107,8 +103,7 @@ impl Error {
             | Error::HeaderMismatch(_)
             | Error::UnsupportedVersion { .. }
             | Error::BadVersionHeader(_)
-            | Error::AmbiguousAuthorization
-            | Error::BadRequest(_) => 400,
+            | Error::AmbiguousAuthorization => 400,
             Error::Unauthorized => 401,
             Error::Misconfigured => 503,
             Error::TooLarge { .. } => 413,
@@ -139,7 +134,7 @@ impl Error {
                 allow.join(", ")
             ),
             Error::ForbiddenOrigin => "Forbidden: Origin not allowed".into(),
-            Error::BadRequest(why) => format!("Bad Request: {why}"),
+
             Error::Unauthorized => "Unauthorized: send the header Authorization: Bearer <token>, \
                  or put the token in the path (/<token>/mcp)"
                 .into(),
@@ -245,7 +240,6 @@ mod tests {
             },
             Error::MethodNotAllowed { allow: &["POST"] },
             Error::ForbiddenOrigin,
-            Error::BadRequest("form".into()),
             Error::Unauthorized,
             Error::AmbiguousAuthorization,
             Error::Misconfigured,
@@ -273,7 +267,6 @@ mod tests {
                 | Error::UnsupportedMediaType { .. }
                 | Error::MethodNotAllowed { .. }
                 | Error::ForbiddenOrigin
-                | Error::BadRequest(_)
                 | Error::Unauthorized
                 | Error::AmbiguousAuthorization
                 | Error::Misconfigured
@@ -302,7 +295,6 @@ mod tests {
             (-32000, 415, 415, -32000, 415),
             (-32000, 405, 405, -32000, 405),
             (-32000, 403, 403, -32000, 403),
-            (-32600, 400, 400, -32600, 400),
             (-32000, 401, 401, -32000, 401),
             (-32600, 400, 400, -32600, 400),
             (-32000, 503, 503, -32000, 503),

@@ -40,10 +40,10 @@ pub fn html() -> &'static str {
     &HTML
 }
 
-/// The `_meta` of the card's tool in tools/list. The flat `ui/resourceUri` key is the one the
-/// extension deprecates but hosts released before it still read.
+/// The `_meta` of the card's tool in tools/list (not the flat `ui/resourceUri` key, which the
+/// extension deprecates).
 pub fn tool_meta() -> Json {
-    json!({"ui": {"resourceUri": URI}, "ui/resourceUri": URI})
+    json!({"ui": {"resourceUri": URI}})
 }
 
 /// The resources/read body of the card. No CSP domains are declared: the card loads nothing, so

@@ -52,7 +52,7 @@ impl Html {
 }
 
 const STYLE: &str = "<style>\
-:root{color-scheme:light dark;--b:#8886;--m:#8889}\
+:root{color-scheme:light dark;--b:#8886}\
 body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:0 auto;padding:.75rem 1rem 3rem;overflow-wrap:anywhere}\
 h1{font-size:1.4rem;margin:.3rem 0}h2{font-size:1.1rem;margin:1.6rem 0 .4rem}\
 a{color:inherit}nav{font-size:.9rem}\
@@ -129,12 +129,13 @@ pub struct Index<'a> {
 /// now".
 fn ago(at_ms: i64, now_ms: i64) -> String {
     let minutes = (now_ms - at_ms).max(0) / 60_000;
-    match minutes {
-        0 => "just now".into(),
-        1..=59 => format!("{minutes} min ago"),
-        60..=2879 => format!("{} h ago", minutes / 60),
-        _ => format!("{} d ago", render::age_days(at_ms, now_ms)),
-    }
+    let (n, unit) = match minutes {
+        0 => return "just now".into(),
+        1..=59 => (minutes, "min"),
+        60..=2879 => (minutes / 60, "h"),
+        _ => (minutes / 1440, "d"),
+    };
+    format!("{n} {unit} ago")
 }
 
 pub fn index(v: &Index<'_>) -> String {
@@ -293,8 +294,8 @@ pub fn project(v: &Project<'_>) -> String {
     })
 }
 
-/// The history: the focus timeline, then every event newest first, with its time (UTC), what
-/// changed, the note, and the client that made the change.
+/// The history: the focus timeline, then the history resource's text (every event newest
+/// first, with its UTC time, the note and the client), as a model reading it gets it.
 fn history(h: &mut Html, history: &History, now_ms: i64) {
     h.raw("<h2>History</h2>");
     let mut focus: Vec<(i64, &str)> = history
@@ -305,37 +306,7 @@ fn history(h: &mut Html, history: &History, now_ms: i64) {
         .collect();
     focus.reverse();
     svg::focus_timeline(h, &focus, now_ms);
-    h.raw("<ul>");
-    for event in &history.events {
-        let at = event.at_ms.map_or(render::NO_TIME.into(), render::utc);
-        let (what, note) = match event.what {
-            EventKind::NorthStar => ("🎯 north star".to_owned(), "why"),
-            EventKind::Focus => ("▶ focus".to_owned(), "why"),
-            EventKind::Completed(kind) => (format!("✓ {}", kind.as_str()), "evidence"),
-        };
-        h.fill(
-            "<li><span class=m>{}</span> <span class=k>{}</span>{}<div class=m>",
-            &[&at, &what, &event.value],
-        );
-        if let Some(text) = &event.note {
-            h.fill("{}: {} · ", &[note, text]);
-        }
-        if let Some(done_when) = &event.done_when {
-            h.fill("done when: {} · ", &[done_when]);
-        }
-        h.fill("by {}</div></li>", &[&event.client]);
-    }
-    if history.events.is_empty() {
-        h.raw("<li class=m>No events yet.</li>");
-    }
-    h.raw("</ul>");
-    if history.older > 0 {
-        h.fill(
-            "<p class=m>… and {} older events.</p>",
-            // Formatted as i64, whose formatting the crate links anyway.
-            &[&(history.older as i64).to_string()],
-        );
-    }
+    h.fill("<pre>\n{}</pre>", &[&render::history(history)]);
 }
 
 /// A page that only says why the request was refused.

@@ -37,8 +37,8 @@ pub const FORM_TYPE: &str = "application/x-www-form-urlencoded";
 
 /// The headers of every web response. The CSP allows no script at all, styles only inline,
 /// images only from here or `data:`, forms only to here; `frame-ancestors 'none'` (and the
-/// older `X-Frame-Options`) keeps the pages out of other sites' frames. The token is in the URL,
-/// so the referrer never leaves this origin, and nothing is cached.
+/// older `X-Frame-Options`) keeps the pages out of other sites' frames. The token is in the URL, so the referrer never leaves this
+/// origin, and nothing is cached.
 pub const HEADERS: [(&str, &str); 6] = [
     ("content-type", "text/html; charset=utf-8"),
     (
@@ -105,7 +105,8 @@ pub fn is_web_path(tail: &str) -> bool {
 /// The plan for a web request under a path token whose credential grants `scope`: every rule
 /// that needs no body. A path that is not a page is the bare 404 of every unknown path.
 pub fn plan(req: &Request<'_>, scope: Scope) -> Plan {
-    let tail = req.path.splitn(3, '/').nth(2).unwrap_or_default();
+    // The path after `/<token>/` (`http::route` sent only such paths here).
+    let tail = req.path[1..].split_once('/').map_or("", |(_, tail)| tail);
     let mut segments = tail.split('/');
     let action = match (
         segments.next(),
@@ -161,7 +162,7 @@ fn index_cursor(query: Option<&str>) -> Result<Option<String>, Error> {
     };
     match query.strip_prefix("after=") {
         Some(id) if model::is_project_id(id) => Ok(Some(id.to_owned())),
-        _ => Err(Error::BadRequest(
+        _ => Err(Error::InvalidRequest(
             "the list takes only ?after=<project id>".into(),
         )),
     }
@@ -211,12 +212,24 @@ fn refusal(error: &Error) -> Response {
 
 /// Carries out a planned web request (`body` is empty for a page).
 pub async fn serve(action: &Action, body: &[u8], ctx: &Ctx<'_>) -> Response {
-    let shown = match action {
-        Action::Index { after } => index(ctx, after.as_deref()).await,
-        Action::Project { id } => project(ctx, id, Depth::Project, None).await,
-        Action::Form { project, tool } => form(ctx, project, tool, body).await,
+    // Every project page is drawn by one call below: the page itself, a form's refusal, and the
+    // page of no project that a credential outside its scope gets.
+    let (id, depth, refused) = match action {
+        Action::Index { after } => {
+            return index(ctx, after.as_deref())
+                .await
+                .unwrap_or_else(|error| refusal(&error))
+        }
+        Action::Project { id } => (id, Depth::Project, None),
+        Action::Form { project, tool } => match form(ctx, project, tool, body).await {
+            Ok(Posted::Written(response)) => return response,
+            Ok(Posted::Refused(refused)) => (project, Depth::Tool, refused),
+            Err(error) => return refusal(&error),
+        },
     };
-    shown.unwrap_or_else(|error| refusal(&error))
+    project(ctx, id, depth, refused.as_ref())
+        .await
+        .unwrap_or_else(|error| refusal(&error))
 }
 
 async fn index(ctx: &Ctx<'_>, after: Option<&str>) -> Result<Response, Error> {
@@ -282,26 +295,32 @@ async fn project(
     Ok(html(status, body))
 }
 
+/// What a form post came to: a write (its 303), or the page to draw again with the tool's
+/// refusal (none when the credential may not read the project: the page of no project).
+enum Posted {
+    Written(Response),
+    Refused(Option<Refused>),
+}
+
 /// Runs a form post: the body decoded strictly, the tool called with the fields as its
 /// arguments and the project id from the URL, then a 303 back to the project's page, or the
 /// page again showing the tool's refusal.
-async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Result<Response, Error> {
+async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Result<Posted, Error> {
     if body.len() > MAX_BODY_BYTES {
         return Err(Error::TooLarge {
             limit: MAX_BODY_BYTES,
         });
     }
     if !access(&ctx.caller, project_id).read {
-        // The page of a project the credential may not read is the page of no project.
-        return project(ctx, project_id, Depth::Tool, None).await;
+        return Ok(Posted::Refused(None));
     }
     let fields = form::decode(body)
-        .map_err(|why| Error::BadRequest(format!("the form cannot be read: {why}")))?;
+        .map_err(|why| Error::InvalidRequest(format!("the form cannot be read: {why}")))?;
     let def = write_tool(tool).expect("planned forms name write tools");
     let mut arguments = Map::new();
     if def.params.iter().any(|p| p.name == "project_id") {
         if fields.iter().any(|(name, _)| name == "project_id") {
-            return Err(Error::BadRequest(
+            return Err(Error::InvalidRequest(
                 "the page's URL names the project; the form must not".into(),
             ));
         }
@@ -318,18 +337,17 @@ async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Resul
         ..*ctx
     };
     let outcome = tools::call(def, Some(&Json::Object(arguments)), &ctx).await?;
-    if !outcome.is_error {
-        let mut response = html(303, String::new());
-        response.headers.push((
-            "location",
-            format!("{}projects/{project_id}", Depth::Tool.up()),
-        ));
-        return Ok(response);
+    if outcome.is_error {
+        return Ok(Posted::Refused(Some(Refused {
+            tool: def.name,
+            sentence: outcome.texts.join("\n"),
+            fields,
+        })));
     }
-    let refused = Refused {
-        tool: def.name,
-        sentence: outcome.texts.join("\n"),
-        fields,
-    };
-    project(&ctx, project_id, Depth::Tool, Some(&refused)).await
+    let mut response = html(303, String::new());
+    response.headers.push((
+        "location",
+        format!("{}projects/{project_id}", Depth::Tool.up()),
+    ));
+    Ok(Posted::Written(response))
 }

@@ -24,7 +24,7 @@ const HEADERS = {
     "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   "referrer-policy": "same-origin",
   "cache-control": "no-store",
-  "x-content-type-options": "nosniff",
+      "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
 };
 const XSS = {
