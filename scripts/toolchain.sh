@@ -26,6 +26,8 @@ CLAUDE_CODE_VERSION=2.1.332  # scripts/claude-code only (ensure_claude_code)
 MCP_REMOTE_VERSION=0.15.1
 # shellcheck disable=SC2034
 MCP_REMOTE_NODE=20.18.1
+# shellcheck disable=SC2034
+PLAYWRIGHT_CORE_VERSION=1.65.1  # scripts/browser only: drives Debian's chromium, downloads no browser
 [[ "${1:-}" != --pins ]] || return 0
 # wasm-bindgen-cli must match the wasm-bindgen library in Cargo.lock exactly.
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock")
@@ -80,6 +82,24 @@ ensure_claude_code() {
 ensure_mcp_remote() {
   npm_into mcp-remote "mcp-remote@$MCP_REMOTE_VERSION"
   export MCP_REMOTE_JS="$TOOLS/mcp-remote/node_modules/mcp-remote/dist/proxy.js"
+}
+
+# The real browser for scripts/browser: Debian's chromium, with the CJK and emoji fonts so pages
+# and screenshots show 本丸 and 🎯 rather than boxes (apt-get only for what is missing), and
+# playwright-core, which drives it over the DevTools protocol (it never downloads a browser).
+ensure_browser() {
+  local missing=() pkg
+  for pkg in chromium fonts-noto-cjk fonts-noto-color-emoji; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  if ((${#missing[@]})); then
+    log "installing ${missing[*]} (apt-get, once)"
+    apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+  fi
+  CHROMIUM_BIN=$(command -v chromium) || { log "no chromium on PATH after installing it"; return 1; }
+  npm_into playwright "playwright-core@$PLAYWRIGHT_CORE_VERSION"
+  export CHROMIUM_BIN PLAYWRIGHT_CORE="$TOOLS/playwright/node_modules/playwright-core"
 }
 
 ensure_wasm_target

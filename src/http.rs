@@ -26,6 +26,7 @@ use crate::context::{Ctx, Scope};
 use crate::dispatch::{self, Handled, McpHeaders, Reply};
 use crate::error::Error;
 use crate::sse;
+use crate::web;
 
 /// Largest accepted POST body. Every tool argument fits many times over.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -68,6 +69,9 @@ pub struct Request<'a> {
     /// The query string, without `?`.
     pub query: Option<&'a str>,
     pub headers: &'a Headers,
+    /// This server's own origin as the request URL names it (`https://host[:port]`): the
+    /// `Origin` a page of ours posts its forms with.
+    pub own_origin: &'a str,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -126,6 +130,9 @@ pub enum Plan {
     /// Read the body and hand it, with `forwarded_headers` and the scope, to this session's
     /// stream holder, which checks it with `parse_body` and answers with `sse::respond`.
     SseMessage { session: String, scope: Scope },
+    /// A web page or form: read the body if `reads_body` says so (the announced length is
+    /// within the limit), then hand it to `web::serve` with this scope.
+    Web { action: web::Action, scope: Scope },
 }
 
 /// Where a path goes. Only `plan` acts on it.
@@ -135,6 +142,8 @@ pub enum Route {
     Mcp,
     Sse,
     SseMessage,
+    /// The human view's pages and forms, under a path token only; `web::plan` routes within.
+    Web,
     NotFound,
 }
 
@@ -161,6 +170,9 @@ pub fn route(path: &str) -> (Route, Option<&str>) {
         Some((segment, tail)) if route_of(tail) != Route::NotFound => {
             (route_of(tail), Some(segment))
         }
+        // `/<token>/` is the list; `/<token>` alone is nothing. A browser cannot send a bearer
+        // header with a link, so the pages live under path tokens only.
+        Some((segment, tail)) if web::is_web_path(tail) => (Route::Web, Some(segment)),
         _ => (Route::NotFound, None),
     }
 }
@@ -176,6 +188,7 @@ pub fn plan(req: &Request<'_>, config: &Config) -> Plan {
     };
     let allow: &'static [&'static str] = match route {
         Route::Healthz | Route::NotFound => return Plan::Respond(Response::not_found()),
+        Route::Web => &["GET", "POST"],
         Route::Mcp | Route::SseMessage => &["POST"],
         Route::Sse => &["GET", "POST"],
     };
@@ -183,6 +196,10 @@ pub fn plan(req: &Request<'_>, config: &Config) -> Plan {
         Ok(scope) => scope.clone(),
         Err(refusal) => return Plan::Respond(refusal),
     };
+    if route == Route::Web {
+        // The pages' own rules: GETs are links (no Origin to check), posts must be our own.
+        return web::plan(req, scope);
+    }
     if !origin_allowed(req.headers.get("origin"), config) {
         return Plan::Respond(Response::refusal(&Error::ForbiddenOrigin));
     }
@@ -195,7 +212,7 @@ pub fn plan(req: &Request<'_>, config: &Config) -> Plan {
             scope,
         };
     }
-    if let Some(refusal) = body_headers_refusal(req.headers) {
+    if let Some(refusal) = body_headers_refusal(req.headers, "application/json") {
         return Plan::Respond(Response::refusal(&refusal));
     }
     match route {
@@ -250,18 +267,19 @@ fn bearer(value: Option<&str>) -> Result<&str, Error> {
     Ok(token)
 }
 
-/// Content-Type must be JSON, and an announced length must be within the limit, so an
-/// oversize body is refused before it is buffered.
-fn body_headers_refusal(headers: &Headers) -> Option<Error> {
+/// The Content-Type must be `expected` (parameters aside), and an announced length must be
+/// within the limit, so an oversize body is refused before it is buffered. MCP bodies are JSON;
+/// the web pages' forms are form-encoded.
+pub fn body_headers_refusal(headers: &Headers, expected: &'static str) -> Option<Error> {
     let content_type = headers.get("content-type").unwrap_or_default();
     if !content_type
         .split(';')
         .next()
         .unwrap_or_default()
         .trim()
-        .eq_ignore_ascii_case("application/json")
+        .eq_ignore_ascii_case(expected)
     {
-        return Some(Error::UnsupportedMediaType);
+        return Some(Error::UnsupportedMediaType { expected });
     }
     let announced = headers
         .get("content-length")
@@ -377,6 +395,12 @@ mod tests {
             ("/sse", Route::Sse, None),
             ("/sse/message", Route::SseMessage, None),
             ("/healthz", Route::Healthz, None),
+            ("/tok-123/", Route::Web, Some("tok-123")),
+            ("/tok-123/projects/p", Route::Web, Some("tok-123")),
+            ("/tok-123/projects/p/set_focus", Route::Web, Some("tok-123")),
+            ("/x/projects/", Route::Web, Some("x")),
+            // The list of a token that happens to be "mcp"; it is as wrong as any other.
+            ("/mcp/", Route::Web, Some("mcp")),
         ] {
             assert_eq!(route(path), (route_to, token), "{path}");
         }
@@ -387,8 +411,10 @@ mod tests {
             "/tok-123/mcp/",
             "/tok-123",
             "/a/b/mcp",
-            "/mcp/",
             "/.well-known/oauth-protected-resource",
+            "/projects/p",
+            "/tok-123/projects",
+            "/tok-123/projectsx",
         ] {
             assert_eq!(route(path), (Route::NotFound, None), "{path}");
         }
@@ -430,6 +456,7 @@ mod tests {
                 path,
                 query: None,
                 headers: &headers,
+                own_origin: "https://mcp.example",
             };
             assert_eq!(status(plan(&req, &none)), 404, "{path}");
         }
@@ -449,6 +476,7 @@ mod tests {
             path,
             query: Some("sessionId=0123456789abcdef0123456789abcdef"),
             headers: &headers,
+            own_origin: "https://mcp.example",
         };
         plan(&req, &config())
     }

@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::model;
 use crate::render;
 use crate::store::{self, Sql};
+use crate::web::card;
 
 pub const URI_PREFIX: &str = "handoff://projects/";
 pub const URI_SUFFIX: &str = "/state";
@@ -93,10 +94,14 @@ pub async fn list(db: &dyn Sql, scope: &Scope, cursor: Option<&str>) -> Result<J
     Ok(body)
 }
 
-/// A resource of the project a URI names. The state is get_state's two texts, the contract and
-/// the reference block, as one text separated by a blank line (one content item per resource, as
-/// clients expect); the history is `render::history`.
+/// A resource the URI names. A project's state is get_state's two texts, the contract and the
+/// reference block, as one text separated by a blank line (one content item per resource, as
+/// clients expect); its history is `render::history`. get_state's MCP Apps card is read here too,
+/// though resources/list leaves it out (hosts find it through the tool, as the extension allows).
 pub async fn read(ctx: &Ctx<'_>, uri: &str) -> Result<Json, Error> {
+    if uri == card::URI {
+        return Ok(card::read());
+    }
     let not_found = || Error::ResourceNotFound {
         uri: uri.to_owned(),
     };

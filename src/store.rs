@@ -244,6 +244,18 @@ ORDER BY part, seq DESC";
 /// A page of project ids; `?3` keeps only that one (a scoped caller's), NULL keeps all.
 const PROJECT_IDS: &str = "SELECT id FROM project WHERE id > ?1 AND (?3 IS NULL OR id = ?3) \
      ORDER BY id LIMIT ?2";
+/// A page of projects for the web list, in one statement: each project's North Star, focus (and
+/// when it was set) and open deferred counts; `?3` keeps only that project, as in `PROJECT_IDS`.
+/// The counts are correlated subqueries that SQLite serves from a partial index of open tasks,
+/// so done tasks cost nothing.
+pub const PROJECT_SUMMARIES: &str = "\
+SELECT p.id AS id, p.north_star AS north_star, f.statement AS statement, f.updated_at AS focus_at, \
+(SELECT count(*) FROM task t WHERE t.project_id = p.id AND t.demoted = 1 AND t.status = 'open' \
+AND t.kind = 'cleanup') AS cleanup, \
+(SELECT count(*) FROM task t WHERE t.project_id = p.id AND t.demoted = 1 AND t.status = 'open' \
+AND t.kind = 'record') AS record \
+FROM project p LEFT JOIN focus f ON f.project_id = p.id \
+WHERE p.id > ?1 AND (?3 IS NULL OR p.id = ?3) ORDER BY p.id LIMIT ?2";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Upsert {
@@ -545,17 +557,65 @@ pub async fn project_ids(
     limit: usize,
     only: Option<&str>,
 ) -> Result<Vec<String>, StoreError> {
-    let limit = Value::Int(i64::try_from(limit).unwrap_or(i64::MAX));
-    let results = db
-        .batch(vec![Stmt::new(
-            PROJECT_IDS,
-            vec![after.unwrap_or("").into(), limit, only.into()],
-        )])
-        .await?;
+    let results = projects_after(db, PROJECT_IDS, after, limit, only).await?;
     first(&results)?
         .iter()
         .map(|row| text(row, "id").map(str::to_owned))
         .collect()
+}
+
+/// One project as the web list shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub id: String,
+    pub north_star: String,
+    /// The focus statement, if set_focus was ever called.
+    pub focus: Option<String>,
+    /// When the focus was last set (UTC ms); `None` before timestamps were kept.
+    pub focus_set_ms: Option<i64>,
+    /// Open deferred tasks of each kind.
+    pub cleanup: i64,
+    pub record: i64,
+}
+
+/// Up to `limit` project summaries in id order, after `after` (exclusive), in one statement.
+pub async fn project_summaries(
+    db: &dyn Sql,
+    after: Option<&str>,
+    limit: usize,
+    only: Option<&str>,
+) -> Result<Vec<Summary>, StoreError> {
+    let results = projects_after(db, PROJECT_SUMMARIES, after, limit, only).await?;
+    let mut summaries = Vec::new();
+    for row in first(&results)? {
+        let count = |column| int(row, column)?.ok_or(StoreError::Decode(column));
+        summaries.push(Summary {
+            id: text(row, "id")?.to_owned(),
+            north_star: text(row, "north_star")?.to_owned(),
+            focus: opt_text(row, "statement")?.map(str::to_owned),
+            focus_set_ms: int(row, "focus_at")?,
+            cleanup: count("cleanup")?,
+            record: count("record")?,
+        });
+    }
+    Ok(summaries)
+}
+
+/// Runs one of the paged project queries: `?1` is the id to continue after, `?2` the page size,
+/// `?3` the one project to keep (NULL: all).
+async fn projects_after(
+    db: &dyn Sql,
+    sql: &'static str,
+    after: Option<&str>,
+    limit: usize,
+    only: Option<&str>,
+) -> Rows {
+    let limit = Value::Int(i64::try_from(limit).unwrap_or(i64::MAX));
+    db.batch(vec![Stmt::new(
+        sql,
+        vec![after.unwrap_or("").into(), limit, only.into()],
+    )])
+    .await
 }
 
 /// An integer column; D1 hands numbers over as JavaScript doubles, SQLite as integers: read

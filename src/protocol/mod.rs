@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 use serde_json::{json, Value as Json};
 
 use crate::tools;
+use crate::web::card;
 use version::Era;
 
 pub const SERVER_NAME: &str = "handoff-mcp";
@@ -44,11 +45,15 @@ pub fn server_info() -> Json {
 
 /// Tools, resources and prompts, with no list-change or subscribe notifications (there is no
 /// session or stream to send them on). 2025-era clients also get `logging`, because their
-/// logging/setLevel must be answered; no log message is ever sent.
+/// logging/setLevel must be answered; no log message is ever sent. Where the revision has
+/// extensions, MCP Apps is announced (get_state's card).
 pub fn capabilities(era: Era) -> Json {
     let mut capabilities = json!({"tools": {}, "resources": {}, "prompts": {}});
     if version::has_logging_set_level(era) {
         capabilities["logging"] = json!({});
+    }
+    if version::has_extensions(era) {
+        capabilities["extensions"] = json!({ card::EXTENSION: {} });
     }
     capabilities
 }
@@ -77,7 +82,10 @@ pub fn initialize(negotiated: &'static str) -> Json {
 }
 
 /// The tools/list bodies, built once per isolate: every tool, and the read-only ones alone (for
-/// a read-only token). The same for every era, since no tool has an outputSchema.
+/// a read-only token). The same for every era, since no tool has an outputSchema. The card's
+/// tool names its `ui://` resource for every client: a stateless server cannot remember what a
+/// 2025 client announced at initialize, and a client that renders no MCP Apps ignores `_meta`
+/// (the result it gets is the same).
 static TOOLS: LazyLock<Json> = LazyLock::new(|| tools_body(|_| true));
 static READ_ONLY_TOOLS: LazyLock<Json> = LazyLock::new(|| tools_body(|t| t.annotations.read_only));
 
@@ -85,7 +93,13 @@ fn tools_body(listed: impl Fn(&tools::ToolDef) -> bool) -> Json {
     let list: Vec<Json> = tools::ALL
         .iter()
         .filter(|t| listed(t))
-        .map(|t| tools::schema::list_entry(t))
+        .map(|t| {
+            let mut entry = tools::schema::list_entry(t);
+            if t.name == card::TOOL {
+                entry["_meta"] = card::tool_meta();
+            }
+            entry
+        })
         .collect();
     json!({ "tools": list })
 }

@@ -16,6 +16,7 @@ use crate::config::{Config, AUTH_TOKEN_VAR, D1_BINDING, PROJECT_TOKENS_VAR};
 use crate::context::{Caller, Ctx, Scope};
 use crate::http::{self, Plan};
 use crate::store;
+use crate::web;
 use d1::D1Store;
 
 /// Whether this isolate has already made sure the schema exists.
@@ -42,6 +43,7 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
         path: &path,
         query,
         headers: &headers,
+        own_origin: origin_of(&url),
     };
     match http::plan(&request, &config) {
         Plan::Respond(response) => into_worker(response),
@@ -57,6 +59,15 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
         } => sse::open(&env, &endpoint_prefix, &scope).await,
         Plan::SseMessage { session, scope } => {
             sse::post(&mut req, &env, &headers, &session, &scope).await
+        }
+        Plan::Web { action, scope } => {
+            let body = match action.reads_body() {
+                true => req.bytes().await?,
+                false => Vec::new(),
+            };
+            let db = database(&env).await?;
+            let ctx = context(&db, &headers, &config, scope);
+            into_worker(web::serve(&action, &body, &ctx).await)
         }
     }
 }
@@ -76,6 +87,16 @@ fn say_token_problem(config: &Config) {
     if !SAID_TOKEN_PROBLEM.swap(true, Ordering::Relaxed) {
         console_error!("handoff-mcp: {problem}");
     }
+}
+
+/// `scheme://host[:port]` of a serialized URL: what a browser sends as the `Origin` of a page
+/// served from it.
+fn origin_of(url: &str) -> &str {
+    let authority = url.find("://").map_or(0, |i| i + 3);
+    let end = url[authority..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| authority + i);
+    &url[..end]
 }
 
 /// The configuration from the Worker's vars and secrets.

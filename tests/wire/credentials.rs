@@ -62,6 +62,7 @@ fn plan_of(s: &Server, method: &str, path: &str, headers: &[(&str, &str)]) -> Pl
         path,
         query: Some("sessionId=0123456789abcdef0123456789abcdef"),
         headers: &headers,
+        own_origin: "https://handoff.example",
     };
     http::plan(&req, &s.config)
 }

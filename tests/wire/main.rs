@@ -14,3 +14,4 @@ mod store;
 mod tidy;
 mod tools;
 mod upgrade;
+mod web;

@@ -96,6 +96,8 @@ impl Sql for Sqlite {
 }
 
 pub const TOKEN: &str = "test-token";
+/// The origin the test server's own pages are served from.
+pub const ORIGIN: &str = "https://handoff.example";
 
 /// A server: config, database and a deterministic id source.
 pub struct Server {
@@ -207,6 +209,31 @@ impl Server {
         let headers = Headers::new(headers.iter().copied());
         let res = self.with_ctx(headers.get("user-agent"), |ctx| {
             handoff_mcp::sqlite::serve_mcp(&self.config, method, path, &headers, body, ctx)
+        });
+        Reply {
+            status: res.status,
+            headers: res.headers,
+            body: res.body,
+        }
+    }
+
+    /// Raw request to any path (a query after `?`), planned and served like the Worker does,
+    /// as if the request URL's origin were `ORIGIN`.
+    pub fn http(&self, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+        let headers = Headers::new(headers.iter().copied());
+        let (path, query) = match target.split_once('?') {
+            Some((path, query)) => (path, Some(query)),
+            None => (target, None),
+        };
+        let req = handoff_mcp::http::Request {
+            method,
+            path,
+            query,
+            headers: &headers,
+            own_origin: ORIGIN,
+        };
+        let res = self.with_ctx(headers.get("user-agent"), |ctx| {
+            handoff_mcp::sqlite::serve(&req, &self.config, body, ctx)
         });
         Reply {
             status: res.status,

@@ -204,3 +204,18 @@ fn credentials_are_read_and_compared_in_one_place_each() {
         }),
     );
 }
+
+#[test]
+fn page_markup_comes_from_literals_only() {
+    // `web::html::Html::raw` takes `&'static str`: a leaked String is the one way a stored
+    // string could pass as markup, so nothing in src/ leaks one.
+    assert_none(
+        "a leaked string (it could reach a page as markup)",
+        offenders(&[], |l| l.contains(".leak(") || l.contains("Box::leak")),
+    );
+    // And only html.rs writes into a page's buffer; the other web files go through `Html`.
+    assert_none(
+        "a page buffer written outside web/html.rs",
+        offenders(&["web/html.rs"], |l| l.contains(".0.push")),
+    );
+}
