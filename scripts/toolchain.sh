@@ -8,8 +8,12 @@
 # and esbuild from GitHub, which this kind of machine cannot reach. Everything here
 # comes from crates.io or the npm registry instead, at exact versions, into a cache
 # outside the repo (no package.json in the repo), and is skipped when already there.
+#
+# Scripts source it under `set -euo pipefail` and keep that. Sourced from an interactive shell
+# (README, "Deploying"), it installs in a subshell with those options and leaves the shell's
+# own options as they were: an errexit left behind would close the terminal at the next typo.
 
-set -euo pipefail
+if [[ $- == *i* ]]; then _handoff_interactive=1; else _handoff_interactive=""; set -euo pipefail; fi
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS=${HANDOFF_TOOLS:-$HOME/.cache/handoff-mcp}
@@ -102,10 +106,17 @@ ensure_browser() {
   export CHROMIUM_BIN PLAYWRIGHT_CORE="$TOOLS/playwright/node_modules/playwright-core"
 }
 
-ensure_wasm_target
-cargo_tool worker-build "$WORKER_BUILD_VERSION" worker-build
-cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen
-npm_tools
+install_toolchain() {
+  ensure_wasm_target
+  cargo_tool worker-build "$WORKER_BUILD_VERSION" worker-build
+  cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen
+  npm_tools
+}
+if [[ -n $_handoff_interactive ]]; then
+  (set -euo pipefail; install_toolchain) || { log "the toolchain did not install; see above"; return 1; }
+else
+  install_toolchain
+fi
 
 export PATH="$TOOLS/cargo/bin:$TOOLS/npm/node_modules/.bin:$PATH"
 export WASM_BINDGEN_BIN="$TOOLS/cargo/bin/wasm-bindgen"
