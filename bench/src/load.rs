@@ -3,7 +3,7 @@
 //! only; the floors run in the same rounds as the tools so every ratio compares neighbours in time.
 //! Must not parse replies beyond a substring check, so the client's CPU stays small.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Barrier, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -69,9 +69,15 @@ struct Target {
     url: String,
     headers: Vec<(&'static str, String)>,
     body: Option<String>,
+    /// Whether the body holds `workload::NUMBER`, filled in with a fresh number per request.
+    numbered: bool,
     /// A substring every good reply holds.
     expect: &'static str,
 }
+
+/// The numbers `workload::numbered` bodies get: one counter for the whole run, so no two
+/// requests send the same task.
+static NEXT_NUMBER: AtomicU64 = AtomicU64::new(0);
 
 impl Target {
     fn mcp(opts: &Options, req: workload::Request) -> Target {
@@ -79,6 +85,7 @@ impl Target {
             method: "POST",
             url: format!("{}/mcp", opts.base),
             headers: req.headers,
+            numbered: req.body.contains(workload::NUMBER),
             body: Some(req.body),
             expect: TOOL_OK,
         }
@@ -91,6 +98,7 @@ impl Target {
                 url: format!("{}/healthz", origin(&opts.base)),
                 headers: Vec::new(),
                 body: None,
+                numbered: false,
                 expect: "ok",
             },
             // The floor gets the same POST as get_state, so both pay for the same upload.
@@ -101,6 +109,7 @@ impl Target {
                     url: format!("{}/", opts.floor),
                     headers: req.headers,
                     body: Some(req.body),
+                    numbered: false,
                     expect: "\"one\":1",
                 }
             }
@@ -135,6 +144,10 @@ fn send(agent: &ureq::Agent, target: &Target) -> Result<String, String> {
         request = request.set(name, value);
     }
     let sent = match &target.body {
+        Some(body) if target.numbered => {
+            let n = NEXT_NUMBER.fetch_add(1, Ordering::Relaxed);
+            request.send_string(&workload::numbered(body, n))
+        }
         Some(body) => request.send_string(body),
         None => request.call(),
     };

@@ -133,13 +133,24 @@ pub fn run(opts: &Options) -> Result<String, String> {
     let warmup = (opts.requests / 10).max(1);
     let per_case = warmup + opts.rounds * opts.requests;
     let mut open_tasks = Vec::with_capacity(per_case);
-    let add = workload::add_task("bench-done", "cleanup", workload::ADD_BODY);
-    for _ in 0..per_case {
+    for n in 0..per_case {
+        let body = workload::numbered(workload::ADD_BODY, n as u64);
+        let add = workload::add_task("bench-done", "cleanup", &body);
         let id = workload::task_id(&server.call(&add)?).ok_or("add_task returned no task id")?;
         open_tasks.push(workload::complete_task(&id).body.into_bytes());
     }
     let mut complete = Case::same("complete_task", workload::complete_task("x"));
     complete.bodies = open_tasks;
+    // A new task each time, as in the HTTP half.
+    let mut add = Case::same("add_task", workload::add_task("bench-add", "cleanup", "x"));
+    add.bodies = (0..per_case)
+        .map(|n| {
+            let body = workload::numbered(workload::ADD_BODY, (per_case + n) as u64);
+            workload::add_task("bench-add", "cleanup", &body)
+                .body
+                .into_bytes()
+        })
+        .collect();
 
     let mut cases = vec![
         Case::same(
@@ -152,10 +163,7 @@ pub fn run(opts: &Options) -> Result<String, String> {
             workload::set_north_star(workload::STATE_PROJECT),
         ),
         Case::same("set_focus", workload::set_focus(workload::STATE_PROJECT)),
-        Case::same(
-            "add_task",
-            workload::add_task("bench-add", "cleanup", workload::ADD_BODY),
-        ),
+        add,
         complete,
     ];
 

@@ -48,8 +48,19 @@ pub const UNLISTED: [(&str, &str); 3] = [
     ),
 ];
 
-/// The body add_task sends in both halves.
-pub const ADD_BODY: &str = "Check the p99 of add_task at concurrency 16 against the D1 floor";
+/// The body add_task sends in both halves, numbered per request (`numbered`): add_task answers
+/// an open task of the same kind and body with that task instead of adding a second one, so a
+/// body sent twice would measure that path, not an insert.
+pub const ADD_BODY: &str =
+    "Check the p99 of add_task at concurrency 16 against the D1 floor, take {n}";
+
+/// Where the per-request number goes in a body.
+pub const NUMBER: &str = "{n}";
+
+/// `body` with its number filled in.
+pub fn numbered(body: &str, n: u64) -> String {
+    body.replacen(NUMBER, &n.to_string(), 1)
+}
 
 /// One MCP request as it goes on the wire: headers and JSON body.
 #[derive(Debug, Clone)]
@@ -155,6 +166,14 @@ mod tests {
             MODERN
         );
         assert_eq!(body["params"]["arguments"]["project_id"], "p");
+    }
+
+    #[test]
+    fn numbered_bodies_differ() {
+        let a = add_task("p", "cleanup", ADD_BODY).body;
+        assert!(a.contains(NUMBER));
+        assert_ne!(numbered(&a, 1), numbered(&a, 2));
+        assert!(numbered(&a, 7).contains("take 7"));
     }
 
     #[test]
