@@ -1,13 +1,19 @@
 # shellcheck shell=bash
 # Installs the pinned build toolchain when it is missing and exports the variables
-# that point worker-build and wrangler at it. Sourced by scripts/dev and scripts/test.
+# that point worker-build and wrangler at it. Sourced by scripts/dev, scripts/test and the
+# other scripts. `source scripts/toolchain.sh --pins` only sets the pinned versions below and
+# installs nothing (scripts/dev --print reads MCP_REMOTE_VERSION that way).
 #
 # Why worker-build is handed its helpers: it normally downloads wasm-bindgen, wasm-opt
 # and esbuild from GitHub, which this kind of machine cannot reach. Everything here
 # comes from crates.io or the npm registry instead, at exact versions, into a cache
 # outside the repo (no package.json in the repo), and is skipped when already there.
+#
+# Scripts source it under `set -euo pipefail` and keep that. Sourced from an interactive shell
+# (README, "Deploying"), it installs in a subshell with those options and leaves the shell's
+# own options as they were: an errexit left behind would close the terminal at the next typo.
 
-set -euo pipefail
+if [[ $- == *i* ]]; then _handoff_interactive=1; else _handoff_interactive=""; set -euo pipefail; fi
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS=${HANDOFF_TOOLS:-$HOME/.cache/handoff-mcp}
@@ -17,7 +23,16 @@ WRANGLER_VERSION=4.86.0   # the newest wrangler that runs on Node 20
 BINARYEN_VERSION=132.0.0  # wasm-opt 132, the version worker-build 0.8.7 expects
 ESBUILD_VERSION=0.28.2    # the version worker-build 0.8.7 expects
 CLAUDE_CODE_VERSION=2.1.332  # scripts/claude-code only (ensure_claude_code)
-MCP_REMOTE_VERSION=0.15.1    # scripts/claude-code only; the newest, and it runs on Node 20
+# The local stdio-to-HTTP bridge Claude Desktop runs through npx (scripts/dev and scripts/deploy
+# print it; nothing here installs it). mcp-remote declares no engines; its dependency undici 7
+# needs Node 20.18.1 or later, so that is what the Desktop entry needs on PATH.
+# shellcheck disable=SC2034 # read by the scripts that source this file
+MCP_REMOTE_VERSION=0.15.1
+# shellcheck disable=SC2034
+MCP_REMOTE_NODE=20.18.1
+# shellcheck disable=SC2034
+PLAYWRIGHT_CORE_VERSION=1.65.1  # scripts/browser only: drives Debian's chromium, downloads no browser
+[[ "${1:-}" != --pins ]] || return 0
 # wasm-bindgen-cli must match the wasm-bindgen library in Cargo.lock exactly.
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock")
 
@@ -73,10 +88,35 @@ ensure_mcp_remote() {
   export MCP_REMOTE_JS="$TOOLS/mcp-remote/node_modules/mcp-remote/dist/proxy.js"
 }
 
-ensure_wasm_target
-cargo_tool worker-build "$WORKER_BUILD_VERSION" worker-build
-cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen
-npm_tools
+# The real browser for scripts/browser: Debian's chromium, with the CJK and emoji fonts so pages
+# and screenshots show 本丸 and 🎯 rather than boxes (apt-get only for what is missing), and
+# playwright-core, which drives it over the DevTools protocol (it never downloads a browser).
+ensure_browser() {
+  local missing=() pkg
+  for pkg in chromium fonts-noto-cjk fonts-noto-color-emoji; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  if ((${#missing[@]})); then
+    log "installing ${missing[*]} (apt-get, once)"
+    apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+  fi
+  CHROMIUM_BIN=$(command -v chromium) || { log "no chromium on PATH after installing it"; return 1; }
+  npm_into playwright "playwright-core@$PLAYWRIGHT_CORE_VERSION"
+  export CHROMIUM_BIN PLAYWRIGHT_CORE="$TOOLS/playwright/node_modules/playwright-core"
+}
+
+install_toolchain() {
+  ensure_wasm_target
+  cargo_tool worker-build "$WORKER_BUILD_VERSION" worker-build
+  cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen
+  npm_tools
+}
+if [[ -n $_handoff_interactive ]]; then
+  (set -euo pipefail; install_toolchain) || { log "the toolchain did not install; see above"; return 1; }
+else
+  install_toolchain
+fi
 
 export PATH="$TOOLS/cargo/bin:$TOOLS/npm/node_modules/.bin:$PATH"
 export WASM_BINDGEN_BIN="$TOOLS/cargo/bin/wasm-bindgen"
@@ -84,3 +124,7 @@ export WASM_OPT_BIN="$TOOLS/npm/node_modules/binaryen/bin/wasm-opt"
 export ESBUILD_BIN="$TOOLS/npm/node_modules/@esbuild/linux-x64/bin/esbuild"
 export WRANGLER="$TOOLS/npm/node_modules/.bin/wrangler"
 export WRANGLER_SEND_METRICS=false
+# wrangler dev (miniflare) otherwise fetches workers.cloudflare.com/cf.json at every start to fill
+# Request.cf, and without network logs the failure as a warning with a stack trace. The Worker
+# never reads Request.cf; miniflare's placeholder object is used instead.
+export CLOUDFLARE_CF_FETCH_ENABLED=false

@@ -1,10 +1,19 @@
 //! Configuration, parsed once from the Worker's environment into a typed struct. Every binding
-//! and variable name lives here. The token is never printed (Config's Debug hides it).
+//! and variable name lives here, and so does the credential table: which tokens are accepted
+//! and what each may reach. No token is ever printed: `Config`'s Debug hides them, and a
+//! misconfiguration names the variable and the entry's position, never its text.
 
 use std::fmt;
 
-/// Secret: the first path segment every MCP URL must start with.
+use crate::context::Scope;
+use crate::model;
+
+/// Secret: one or more full-access tokens, separated by commas (or line breaks). Several are
+/// accepted at once so that a new one can be rolled out before the old one is removed.
 pub const AUTH_TOKEN_VAR: &str = "AUTH_TOKEN";
+/// Secret, optional: project-scoped tokens, `TOKEN=PROJECT_ID` (read and write) or
+/// `TOKEN=PROJECT_ID:read` (read only), separated by commas or line breaks.
+pub const PROJECT_TOKENS_VAR: &str = "PROJECT_TOKENS";
 /// Comma-separated browser origins allowed besides loopback (e.g. "https://example.com").
 pub const ALLOWED_ORIGINS_VAR: &str = "ALLOWED_ORIGINS";
 /// After how many days get_state's reference block asks to confirm or replace the focus.
@@ -16,30 +25,120 @@ pub const D1_BINDING: &str = "DB";
 /// The Durable Object namespace binding of the /sse sessions in wrangler.toml.
 pub const SSE_BINDING: &str = "SSE";
 
+/// The suffix of a read-only `PROJECT_TOKENS` entry.
+const READ_ONLY_SUFFIX: &str = ":read";
+
 #[derive(Clone)]
 pub struct Config {
-    /// `None` when AUTH_TOKEN is unset or blank: then every MCP path is 404.
-    pub token: Option<String>,
+    /// The accepted tokens, or the first thing wrong with them. A misconfiguration is kept, not
+    /// repaired: the Worker then answers every route but /healthz with 503 (fail closed).
+    pub credentials: Result<Credentials, Misconfigured>,
     pub allowed_origins: Vec<String>,
     pub focus_stale_days: u32,
 }
 
+/// No token at all (every MCP path 404) and the default settings.
 impl Default for Config {
     fn default() -> Self {
         Config {
-            token: None,
+            credentials: Ok(Credentials::default()),
             allowed_origins: Vec::new(),
             focus_stale_days: DEFAULT_FOCUS_STALE_DAYS,
         }
     }
 }
 
+/// Every accepted token with its scope. Empty when no token is configured at all; then every
+/// MCP path is 404, as if the server were not there.
+#[derive(Clone, Default)]
+pub struct Credentials {
+    entries: Vec<(String, Scope)>,
+}
+
+impl Credentials {
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The scope of a presented token, or `None` if no configured token is it. The token is
+    /// compared in constant time with every configured token, and the loop never stops early,
+    /// so the time taken says neither whether one matched nor which.
+    pub fn scope_of(&self, presented: &str) -> Option<&Scope> {
+        self.select(presented, constant_time_eq)
+    }
+
+    /// `scope_of` with the comparison handed in, so a test can count the comparisons.
+    fn select(&self, presented: &str, mut eq: impl FnMut(&[u8], &[u8]) -> bool) -> Option<&Scope> {
+        let mut found = usize::MAX;
+        for (i, (token, _)) in self.entries.iter().enumerate() {
+            let hit = usize::from(eq(presented.as_bytes(), token.as_bytes()));
+            // All ones on a hit, zero otherwise: selects `i` without a data-dependent branch.
+            let mask = hit.wrapping_neg();
+            found = (i & mask) | (found & !mask);
+        }
+        self.entries.get(found).map(|(_, scope)| scope)
+    }
+}
+
+/// Compares in time that depends only on the secret's length, not on where a guess goes wrong.
+pub fn constant_time_eq(given: &[u8], secret: &[u8]) -> bool {
+    let mut diff = u8::from(given.len() != secret.len());
+    for (i, s) in secret.iter().enumerate() {
+        diff |= s ^ given.get(i).copied().unwrap_or(!s);
+    }
+    diff == 0
+}
+
+/// What is wrong with the credential variables: the variable, the entry's 1-based position in
+/// it, and the rule it breaks. Its Display is the operator's log line; it never holds the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Misconfigured {
+    pub var: &'static str,
+    pub position: usize,
+    pub problem: Problem,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Problem {
+    /// Nothing between two separators.
+    EmptyEntry,
+    /// `=PROJECT_ID`: the token before `=` is empty.
+    EmptyToken,
+    /// A token with a space, a control character or a character beyond ASCII, which neither a
+    /// URL path nor an Authorization header carries as is.
+    TokenCharacter,
+    /// A `PROJECT_TOKENS` entry without `=`.
+    NoProject,
+    /// A project id that breaks the project-id rule.
+    ProjectId,
+    /// Something after the project id other than `:read`.
+    Access,
+    /// A token given earlier with a different scope.
+    ConflictingScope,
+}
+
+impl fmt::Display for Misconfigured {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rule = match self.problem {
+            Problem::EmptyEntry => "is empty (two separators in a row, or one at an end)",
+            Problem::EmptyToken => "has an empty token before '='",
+            Problem::TokenCharacter => {
+                "has a token with a character other than visible ASCII (no spaces, no control characters)"
+            }
+            Problem::NoProject => "is not TOKEN=PROJECT_ID or TOKEN=PROJECT_ID:read",
+            Problem::ProjectId => {
+                "names a project id that is not 1-64 ASCII letters, digits, '-', '_' or '.', starting with a letter or digit"
+            }
+            Problem::Access => "ends in something other than the project id or ':read'",
+            Problem::ConflictingScope => "repeats a token given earlier with a different scope",
+        };
+        write!(f, "{} entry {} {rule}", self.var, self.position)
+    }
+}
+
 impl Config {
     /// Builds the config from a variable lookup (the Worker passes its env).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Config {
-        let token = lookup(AUTH_TOKEN_VAR)
-            .map(|t| t.trim().to_owned())
-            .filter(|t| !t.is_empty());
         let allowed_origins = lookup(ALLOWED_ORIGINS_VAR)
             .unwrap_or_default()
             .split(',')
@@ -50,17 +149,123 @@ impl Config {
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(DEFAULT_FOCUS_STALE_DAYS);
         Config {
-            token,
+            credentials: credentials(
+                lookup(AUTH_TOKEN_VAR).as_deref(),
+                lookup(PROJECT_TOKENS_VAR).as_deref(),
+            ),
             allowed_origins,
             focus_stale_days,
         }
     }
 }
 
+/// Parses both credential variables: AUTH_TOKEN's tokens reach everything, PROJECT_TOKENS'
+/// entries one project each. An unset or blank variable holds no token.
+fn credentials(
+    auth_tokens: Option<&str>,
+    project_tokens: Option<&str>,
+) -> Result<Credentials, Misconfigured> {
+    let mut credentials = Credentials::default();
+    for (position, entry) in entries(auth_tokens) {
+        let fail = |problem| Misconfigured {
+            var: AUTH_TOKEN_VAR,
+            position,
+            problem,
+        };
+        let token = token(entry).map_err(fail)?;
+        credentials.add(token, Scope::All).map_err(fail)?;
+    }
+    for (position, entry) in entries(project_tokens) {
+        let fail = |problem| Misconfigured {
+            var: PROJECT_TOKENS_VAR,
+            position,
+            problem,
+        };
+        let (token, scope) = project_entry(entry).map_err(fail)?;
+        credentials.add(token, scope).map_err(fail)?;
+    }
+    Ok(credentials)
+}
+
+/// The entries of a variable with their 1-based positions: split on commas and line breaks,
+/// each trimmed (so `\r\n` and spaces around a comma do not matter). The whole value is trimmed
+/// first, so the line break a secret file ends with is not an empty last entry.
+fn entries(value: Option<&str>) -> impl Iterator<Item = (usize, &str)> {
+    let value = value.unwrap_or_default().trim();
+    value
+        .split([',', '\n'])
+        .map(str::trim)
+        .enumerate()
+        .filter(move |_| !value.is_empty())
+        .map(|(i, entry)| (i + 1, entry))
+}
+
+fn token(entry: &str) -> Result<&str, Problem> {
+    if entry.is_empty() {
+        return Err(Problem::EmptyEntry);
+    }
+    if !entry.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(Problem::TokenCharacter);
+    }
+    Ok(entry)
+}
+
+/// `TOKEN=PROJECT_ID` or `TOKEN=PROJECT_ID:read`. A project id holds no `=`, so the entry is
+/// split at its last `=`: a token may end in base64's `=` padding.
+fn project_entry(entry: &str) -> Result<(&str, Scope), Problem> {
+    if entry.is_empty() {
+        return Err(Problem::EmptyEntry);
+    }
+    let (token_part, project) = entry.rsplit_once('=').ok_or(Problem::NoProject)?;
+    if token_part.trim().is_empty() {
+        return Err(Problem::EmptyToken);
+    }
+    let token = token(token_part)?;
+    let (id, write) = match project.split_once(':') {
+        None => (project, true),
+        Some(_) => match project.strip_suffix(READ_ONLY_SUFFIX) {
+            Some(id) if !id.contains(':') => (id, false),
+            _ => return Err(Problem::Access),
+        },
+    };
+    if !model::is_project_id(id) {
+        return Err(Problem::ProjectId);
+    }
+    let scope = Scope::Project {
+        id: id.to_owned(),
+        write,
+    };
+    Ok((token, scope))
+}
+
+impl Credentials {
+    /// Adds a token; the same token twice with the same scope is harmless (and kept once), with
+    /// two scopes it is ambiguous, so refused.
+    fn add(&mut self, token: &str, scope: Scope) -> Result<(), Problem> {
+        match self.entries.iter().find(|(t, _)| t == token) {
+            Some((_, earlier)) if *earlier == scope => Ok(()),
+            Some(_) => Err(Problem::ConflictingScope),
+            None => {
+                self.entries.push((token.to_owned(), scope));
+                Ok(())
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let scopes: Vec<&Scope> = self.entries.iter().map(|(_, scope)| scope).collect();
+        f.debug_struct("Credentials")
+            .field("scopes", &scopes)
+            .finish_non_exhaustive()
+    }
+}
+
 impl fmt::Debug for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Config")
-            .field("token", &self.token.as_ref().map(|_| "<set>"))
+            .field("credentials", &self.credentials)
             .field("allowed_origins", &self.allowed_origins)
             .field("focus_stale_days", &self.focus_stale_days)
             .finish()
@@ -71,24 +276,246 @@ impl fmt::Debug for Config {
 mod tests {
     use super::*;
 
+    fn config(auth: Option<&str>, project: Option<&str>) -> Config {
+        Config::from_lookup(|k| match k {
+            AUTH_TOKEN_VAR => auth.map(str::to_owned),
+            PROJECT_TOKENS_VAR => project.map(str::to_owned),
+            _ => None,
+        })
+    }
+
+    fn scope_of(config: &Config, token: &str) -> Option<Scope> {
+        config
+            .credentials
+            .as_ref()
+            .unwrap()
+            .scope_of(token)
+            .cloned()
+    }
+
+    fn project(id: &str, write: bool) -> Option<Scope> {
+        Some(Scope::Project {
+            id: id.into(),
+            write,
+        })
+    }
+
     #[test]
-    fn blank_token_is_no_token_and_debug_hides_it() {
-        let cfg = Config::from_lookup(|k| (k == AUTH_TOKEN_VAR).then(|| "  ".to_owned()));
-        assert_eq!(cfg.token, None);
+    fn blank_variables_hold_no_token_and_debug_hides_them() {
+        for blank in [None, Some(""), Some("  "), Some("\n")] {
+            let cfg = config(blank, blank);
+            assert!(cfg.credentials.unwrap().is_empty(), "{blank:?}");
+        }
         let cfg = Config::from_lookup(|k| match k {
             AUTH_TOKEN_VAR => Some("s3cret".into()),
+            PROJECT_TOKENS_VAR => Some("sc0ped=p:read".into()),
             _ => Some(" https://A.example/ , ,http://b.example".into()),
         });
         assert_eq!(
             cfg.allowed_origins,
             ["https://a.example", "http://b.example"]
         );
-        assert!(!format!("{cfg:?}").contains("s3cret"));
+        let debug = format!("{cfg:?}");
+        assert!(
+            !debug.contains("s3cret") && !debug.contains("sc0ped"),
+            "{debug}"
+        );
+        assert!(debug.contains("All") && debug.contains("\"p\""), "{debug}");
         assert_eq!(cfg.focus_stale_days, DEFAULT_FOCUS_STALE_DAYS);
         let days = |v: &str| {
             Config::from_lookup(|k| (k == FOCUS_STALE_DAYS_VAR).then(|| v.to_owned()))
                 .focus_stale_days
         };
         assert_eq!((days(" 14 "), days("-1"), days("x")), (14, 7, 7));
+    }
+
+    #[test]
+    fn several_full_tokens_and_scoped_ones() {
+        let cfg = config(
+            Some(" old-token , new-token\n"),
+            Some("rw-token=alpha\r\nro-token=alpha:read,b64+/tok==beta , other=alpha.v2:read\n"),
+        );
+        assert_eq!(scope_of(&cfg, "old-token"), Some(Scope::All));
+        assert_eq!(scope_of(&cfg, "new-token"), Some(Scope::All));
+        assert_eq!(scope_of(&cfg, "rw-token"), project("alpha", true));
+        assert_eq!(scope_of(&cfg, "ro-token"), project("alpha", false));
+        assert_eq!(scope_of(&cfg, "b64+/tok="), project("beta", true));
+        assert_eq!(scope_of(&cfg, "other"), project("alpha.v2", false));
+        for wrong in [
+            "",
+            "old",
+            "old-token ",
+            "OLD-TOKEN",
+            "rw-token=alpha",
+            "new-tokenx",
+        ] {
+            assert_eq!(scope_of(&cfg, wrong), None, "{wrong:?}");
+        }
+        // Scoped tokens alone are a complete configuration; the same entry twice is harmless.
+        let cfg = config(None, Some("t=p,t=p"));
+        assert_eq!(scope_of(&cfg, "t"), project("p", true));
+        let cfg = config(Some("a,a"), None);
+        assert_eq!(scope_of(&cfg, "a"), Some(Scope::All));
+    }
+
+    #[test]
+    fn every_malformed_entry_is_named_by_position_never_by_text() {
+        let cases = [
+            (Some("a,,b"), None, AUTH_TOKEN_VAR, 2, Problem::EmptyEntry),
+            (Some("a,"), None, AUTH_TOKEN_VAR, 2, Problem::EmptyEntry),
+            (Some(",a"), None, AUTH_TOKEN_VAR, 1, Problem::EmptyEntry),
+            (
+                Some("a b"),
+                None,
+                AUTH_TOKEN_VAR,
+                1,
+                Problem::TokenCharacter,
+            ),
+            (
+                Some("ok,tökén"),
+                None,
+                AUTH_TOKEN_VAR,
+                2,
+                Problem::TokenCharacter,
+            ),
+            (
+                Some("a"),
+                Some("a=p"),
+                PROJECT_TOKENS_VAR,
+                1,
+                Problem::ConflictingScope,
+            ),
+            (
+                None,
+                Some("t=p\n\nu=q"),
+                PROJECT_TOKENS_VAR,
+                2,
+                Problem::EmptyEntry,
+            ),
+            (
+                None,
+                Some("t=p,secret-no-project"),
+                PROJECT_TOKENS_VAR,
+                2,
+                Problem::NoProject,
+            ),
+            (None, Some("=p"), PROJECT_TOKENS_VAR, 1, Problem::EmptyToken),
+            (
+                None,
+                Some(" =p"),
+                PROJECT_TOKENS_VAR,
+                1,
+                Problem::EmptyToken,
+            ),
+            (None, Some("t="), PROJECT_TOKENS_VAR, 1, Problem::ProjectId),
+            (
+                None,
+                Some("t=a b"),
+                PROJECT_TOKENS_VAR,
+                1,
+                Problem::ProjectId,
+            ),
+            (
+                None,
+                Some("t=-p"),
+                PROJECT_TOKENS_VAR,
+                1,
+                Problem::ProjectId,
+            ),
+            (
+                None,
+                Some("t=p:write"),
+                PROJECT_TOKENS_VAR,
+                1,
+                Problem::Access,
+            ),
+            (
+                None,
+                Some("t=p:read:read"),
+                PROJECT_TOKENS_VAR,
+                1,
+                Problem::Access,
+            ),
+            (None, Some("t=p:"), PROJECT_TOKENS_VAR, 1, Problem::Access),
+            (
+                None,
+                Some("t=:read"),
+                PROJECT_TOKENS_VAR,
+                1,
+                Problem::ProjectId,
+            ),
+            (
+                None,
+                Some("x y=p"),
+                PROJECT_TOKENS_VAR,
+                1,
+                Problem::TokenCharacter,
+            ),
+            (
+                None,
+                Some("t=p,u=q,t=p:read"),
+                PROJECT_TOKENS_VAR,
+                3,
+                Problem::ConflictingScope,
+            ),
+            (
+                None,
+                Some("t=p,t=q"),
+                PROJECT_TOKENS_VAR,
+                2,
+                Problem::ConflictingScope,
+            ),
+        ];
+        for (auth, scoped, var, position, problem) in cases {
+            let wrong = config(auth, scoped).credentials.unwrap_err();
+            let case = format!("{auth:?} {scoped:?}");
+            assert_eq!(
+                wrong,
+                Misconfigured {
+                    var,
+                    position,
+                    problem
+                },
+                "{case}"
+            );
+            let line = wrong.to_string();
+            assert!(
+                line.starts_with(&format!("{var} entry {position} ")),
+                "{line}"
+            );
+            for text in ["secret-no-project", "tökén", "x y", "a b"] {
+                assert!(!line.contains(text), "{line}");
+            }
+        }
+    }
+
+    #[test]
+    fn constant_time_compare() {
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"ab", b"abc"));
+        assert!(!constant_time_eq(b"abcd", b"abc"));
+        assert!(!constant_time_eq(b"", b"abc"));
+        assert!(!constant_time_eq(b"abd", b"abc"));
+    }
+
+    #[test]
+    fn every_configured_token_is_compared_whatever_matches() {
+        let cfg = config(Some("first,second"), Some("third=p:read"));
+        let credentials = cfg.credentials.unwrap();
+        for (presented, expected) in [
+            ("first", Some(Scope::All)),
+            ("third", project("p", false)),
+            ("fourth", None),
+            ("", None),
+        ] {
+            let mut compared = Vec::new();
+            let found = credentials.select(presented, |given, secret| {
+                compared.push(String::from_utf8_lossy(secret).into_owned());
+                constant_time_eq(given, secret)
+            });
+            assert_eq!(found.cloned(), expected, "{presented:?}");
+            assert_eq!(compared, ["first", "second", "third"], "{presented:?}");
+        }
+        assert_eq!(Credentials::default().scope_of(""), None);
     }
 }

@@ -30,17 +30,26 @@ const UNSUPPORTED_VERSION: i64 = -32022;
 pub enum Error {
     /// The body is not JSON (or not UTF-8, or nested too deep).
     Parse,
-    /// Not a JSON-RPC request or notification, or a batch this era does not allow; the
-    /// sentence says which rule.
+    /// Not a JSON-RPC request or notification, or a batch this era does not allow, or a web
+    /// form or query that cannot be read; the sentence says which rule.
     InvalidRequest(String),
     /// The body is larger than the limit.
     TooLarge { limit: usize },
-    /// The Content-Type is not `application/json`.
-    UnsupportedMediaType,
+    /// The Content-Type is not the one the route reads (`application/json` for MCP, the form
+    /// encoding for the web pages' forms).
+    UnsupportedMediaType { expected: &'static str },
     /// The route does not serve this HTTP method; the list goes into `Allow`.
     MethodNotAllowed { allow: &'static [&'static str] },
-    /// A browser Origin that is neither loopback nor configured.
+    /// A browser Origin that is neither loopback nor configured; for a web form, any Origin but
+    /// the server's own.
     ForbiddenOrigin,
+    /// A route without a token in its path, and no accepted `Authorization: Bearer` token.
+    Unauthorized,
+    /// More than one `Authorization` header (or one listing several credentials).
+    AmbiguousAuthorization,
+    /// The credential variables are malformed: nothing is served until they are fixed. What is
+    /// wrong goes to the log once (`config::Misconfigured`), never to a client.
+    Misconfigured,
     /// An unknown method, or one this era does not have.
     MethodNotFound(String),
     /// A method's params are missing or malformed (a sentence saying which).
@@ -64,10 +73,14 @@ impl Error {
     pub fn code(&self, era: Option<Era>) -> i64 {
         match self {
             Error::Parse => PARSE_ERROR,
-            Error::InvalidRequest(_) | Error::TooLarge { .. } => INVALID_REQUEST,
-            Error::UnsupportedMediaType
+            Error::InvalidRequest(_) | Error::TooLarge { .. } | Error::AmbiguousAuthorization => {
+                INVALID_REQUEST
+            }
+            Error::UnsupportedMediaType { .. }
             | Error::MethodNotAllowed { .. }
             | Error::ForbiddenOrigin
+            | Error::Unauthorized
+            | Error::Misconfigured
             | Error::BadVersionHeader(_) => SERVER_ERROR,
             Error::MethodNotFound(_) => METHOD_NOT_FOUND,
             Error::InvalidParams(_) | Error::BadMeta(_) => INVALID_PARAMS,
@@ -89,9 +102,12 @@ impl Error {
             | Error::BadMeta(_)
             | Error::HeaderMismatch(_)
             | Error::UnsupportedVersion { .. }
-            | Error::BadVersionHeader(_) => 400,
+            | Error::BadVersionHeader(_)
+            | Error::AmbiguousAuthorization => 400,
+            Error::Unauthorized => 401,
+            Error::Misconfigured => 503,
             Error::TooLarge { .. } => 413,
-            Error::UnsupportedMediaType => 415,
+            Error::UnsupportedMediaType { .. } => 415,
             Error::MethodNotAllowed { .. } => 405,
             Error::ForbiddenOrigin => 403,
             Error::MethodNotFound(_) => match era {
@@ -110,14 +126,25 @@ impl Error {
             Error::Parse => "Parse error: the body is not JSON".into(),
             Error::InvalidRequest(why) => format!("Invalid Request: {why}"),
             Error::TooLarge { limit } => format!("Request too large: the limit is {limit} bytes"),
-            Error::UnsupportedMediaType => {
-                "Unsupported Media Type: Content-Type must be application/json".into()
+            Error::UnsupportedMediaType { expected } => {
+                format!("Unsupported Media Type: Content-Type must be {expected}")
             }
             Error::MethodNotAllowed { allow } => format!(
                 "Method Not Allowed: this endpoint takes {} only",
                 allow.join(", ")
             ),
             Error::ForbiddenOrigin => "Forbidden: Origin not allowed".into(),
+
+            Error::Unauthorized => "Unauthorized: send the header Authorization: Bearer <token>, \
+                 or put the token in the path (/<token>/mcp)"
+                .into(),
+            Error::AmbiguousAuthorization => {
+                "Bad Request: send one Authorization header, holding one Bearer token".into()
+            }
+            Error::Misconfigured => {
+                "Service Unavailable: the server is misconfigured; its operator must fix its tokens"
+                    .into()
+            }
             Error::MethodNotFound(method) => {
                 format!("Method not found: {}", clip(method, 64))
             }
@@ -148,10 +175,25 @@ impl Error {
         }
     }
 
+    /// The status of the error as a web page, where no JSON-RPC body carries it: a refusal keeps
+    /// its HTTP status, and what JSON-RPC sends in a 200 is a 400 (the request) or a 500 (storage).
+    pub fn page_status(&self) -> u16 {
+        match self {
+            Error::Internal { .. } => 500,
+            other => match other.status(None) {
+                200 => 400,
+                status => status,
+            },
+        }
+    }
+
     /// HTTP headers the refusal needs besides the content type.
     pub fn headers(&self) -> Vec<(&'static str, String)> {
         match self {
             Error::MethodNotAllowed { allow } => vec![("allow", allow.join(", "))],
+            // The bare scheme: no `resource_metadata` and no realm pointing at an authorization
+            // server, since a client that sees one starts an OAuth flow this server does not offer.
+            Error::Unauthorized => vec![("www-authenticate", "Bearer".into())],
             _ => Vec::new(),
         }
     }
@@ -193,9 +235,14 @@ mod tests {
             Error::Parse,
             Error::InvalidRequest("why".into()),
             Error::TooLarge { limit: 10 },
-            Error::UnsupportedMediaType,
+            Error::UnsupportedMediaType {
+                expected: "application/json",
+            },
             Error::MethodNotAllowed { allow: &["POST"] },
             Error::ForbiddenOrigin,
+            Error::Unauthorized,
+            Error::AmbiguousAuthorization,
+            Error::Misconfigured,
             Error::MethodNotFound("x/y".into()),
             Error::InvalidParams("bad".into()),
             Error::BadMeta("meta".into()),
@@ -217,9 +264,12 @@ mod tests {
                 Error::Parse
                 | Error::InvalidRequest(_)
                 | Error::TooLarge { .. }
-                | Error::UnsupportedMediaType
+                | Error::UnsupportedMediaType { .. }
                 | Error::MethodNotAllowed { .. }
                 | Error::ForbiddenOrigin
+                | Error::Unauthorized
+                | Error::AmbiguousAuthorization
+                | Error::Misconfigured
                 | Error::MethodNotFound(_)
                 | Error::InvalidParams(_)
                 | Error::BadMeta(_)
@@ -237,26 +287,30 @@ mod tests {
     fn every_variant_has_its_code_status_and_public_message() {
         let modern = Some(Era::Modern);
         let legacy = Some(Era::Legacy("2025-11-25"));
-        let expected: Vec<(i64, u16, u16, i64)> = vec![
-            // (code modern, status modern, status legacy, code legacy)
-            (-32700, 400, 400, -32700),
-            (-32600, 400, 400, -32600),
-            (-32600, 413, 413, -32600),
-            (-32000, 415, 415, -32000),
-            (-32000, 405, 405, -32000),
-            (-32000, 403, 403, -32000),
-            (-32601, 404, 200, -32601),
-            (-32602, 200, 200, -32602),
-            (-32602, 400, 400, -32602),
-            (-32020, 400, 400, -32020),
-            (-32022, 400, 400, -32022),
-            (-32000, 400, 400, -32000),
-            (-32602, 200, 200, -32002),
-            (-32603, 200, 200, -32603),
+        let expected: Vec<(i64, u16, u16, i64, u16)> = vec![
+            // (code modern, status modern, status legacy, code legacy, status as a web page)
+            (-32700, 400, 400, -32700, 400),
+            (-32600, 400, 400, -32600, 400),
+            (-32600, 413, 413, -32600, 413),
+            (-32000, 415, 415, -32000, 415),
+            (-32000, 405, 405, -32000, 405),
+            (-32000, 403, 403, -32000, 403),
+            (-32000, 401, 401, -32000, 401),
+            (-32600, 400, 400, -32600, 400),
+            (-32000, 503, 503, -32000, 503),
+            (-32601, 404, 200, -32601, 400),
+            (-32602, 200, 200, -32602, 400),
+            (-32602, 400, 400, -32602, 400),
+            (-32020, 400, 400, -32020, 400),
+            (-32022, 400, 400, -32022, 400),
+            (-32000, 400, 400, -32000, 400),
+            (-32602, 200, 200, -32002, 400),
+            (-32603, 200, 200, -32603, 500),
         ];
         let all = every_variant();
         assert_eq!(all.len(), expected.len());
-        for (e, (code, status, legacy_status, legacy_code)) in all.iter().zip(expected) {
+        for (e, (code, status, legacy_status, legacy_code, page)) in all.iter().zip(expected) {
+            assert_eq!(e.page_status(), page, "{e:?}");
             assert_eq!(e.code(modern), code, "{e:?}");
             assert_eq!(e.status(modern), status, "{e:?}");
             assert_eq!(e.status(legacy), legacy_status, "{e:?}");
@@ -290,6 +344,15 @@ mod tests {
             }
             .headers(),
             [("allow", "GET, POST".to_string())]
+        );
+        assert_eq!(
+            Error::Unauthorized.headers(),
+            [("www-authenticate", "Bearer".to_string())]
+        );
+        assert_eq!(
+            Error::Misconfigured.to_json(&Json::Null, None),
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
+                "message": "Service Unavailable: the server is misconfigured; its operator must fix its tokens"}})
         );
     }
 }

@@ -20,6 +20,7 @@ pub mod sqlite;
 pub mod sse;
 pub mod store;
 pub mod tools;
+pub mod web;
 
 #[cfg(target_arch = "wasm32")]
 mod worker;

@@ -1,5 +1,6 @@
 //! Prompts: `resume`, which opens a new chat on a project with its state and the fixed
-//! instruction. Argument rules and the bodies; refusals are `Error`s for dispatch to reply with.
+//! instruction, for a project the caller's scope reaches. Argument rules and the bodies;
+//! refusals are `Error`s for dispatch to reply with.
 
 use serde_json::{json, Value as Json};
 
@@ -8,6 +9,7 @@ use crate::error::Error;
 use crate::model::{self, PROJECT_ID_MAX};
 use crate::render;
 use crate::store;
+use crate::tools;
 
 pub const RESUME: &str = "resume";
 
@@ -40,6 +42,10 @@ pub async fn get(ctx: &Ctx<'_>, name: &str, arguments: Option<&Json>) -> Result<
         return Err(Error::InvalidParams(format!(
             "project_id must be 1-{PROJECT_ID_MAX} characters of ASCII letters, digits, '-', '_' or '.', starting with a letter or digit"
         )));
+    }
+    let scope = &ctx.caller.scope;
+    if !scope.may_read(project_id) {
+        return Err(Error::InvalidParams(tools::out_of_reach(scope, project_id)));
     }
     let state = store::load_state(ctx.db, project_id)
         .await?

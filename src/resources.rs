@@ -1,15 +1,18 @@
 //! Resources: each project's state, `handoff://projects/{project_id}/state`, and its history,
 //! `handoff://projects/{project_id}/history`.
-//! URI parsing, the template and the list/read bodies. Refusals are `Error`s for dispatch to
-//! reply with; no wire envelope and no SQL here.
+//! URI parsing, the template and the list/read bodies, within the caller's scope: a scoped
+//! token lists its one project, and any other project's resources read as not found, exactly
+//! like those of one that does not exist. Refusals are `Error`s for dispatch to reply with; no
+//! wire envelope and no SQL here.
 
 use serde_json::{json, Value as Json};
 
-use crate::context::Ctx;
+use crate::context::{Ctx, Scope};
 use crate::error::Error;
 use crate::model;
 use crate::render;
 use crate::store::{self, Sql};
+use crate::web::card;
 
 pub const URI_PREFIX: &str = "handoff://projects/";
 pub const URI_SUFFIX: &str = "/state";
@@ -62,12 +65,13 @@ pub fn templates() -> Json {
     }]})
 }
 
-/// One page of known projects, after `cursor` (the last id of the previous page).
-pub async fn list(db: &dyn Sql, cursor: Option<&str>) -> Result<Json, Error> {
+/// One page of the known projects the scope reaches, after `cursor` (the last id of the
+/// previous page).
+pub async fn list(db: &dyn Sql, scope: &Scope, cursor: Option<&str>) -> Result<Json, Error> {
     if cursor.is_some_and(|c| !model::is_project_id(c)) {
         return Err(Error::InvalidParams("Invalid cursor".into()));
     }
-    let mut ids = store::project_ids(db, cursor, PAGE + 1).await?;
+    let mut ids = store::project_ids(db, cursor, PAGE + 1, scope.project()).await?;
     let next = (ids.len() > PAGE).then(|| {
         ids.truncate(PAGE);
         ids.last().cloned().unwrap_or_default()
@@ -90,14 +94,20 @@ pub async fn list(db: &dyn Sql, cursor: Option<&str>) -> Result<Json, Error> {
     Ok(body)
 }
 
-/// A resource of the project a URI names. The state is get_state's two texts, the contract and
-/// the reference block, as one text separated by a blank line (one content item per resource, as
-/// clients expect); the history is `render::history`.
+/// A resource the URI names. A project's state is get_state's two texts, the contract and the
+/// reference block, as one text separated by a blank line (one content item per resource, as
+/// clients expect); its history is `render::history`. get_state's MCP Apps card is read here too,
+/// though resources/list leaves it out (hosts find it through the tool, as the extension allows).
 pub async fn read(ctx: &Ctx<'_>, uri: &str) -> Result<Json, Error> {
+    if uri == card::URI {
+        return Ok(card::read());
+    }
     let not_found = || Error::ResourceNotFound {
         uri: uri.to_owned(),
     };
-    let (project_id, kind) = parse(uri).ok_or_else(not_found)?;
+    let (project_id, kind) = parse(uri)
+        .filter(|(id, _)| ctx.caller.scope.may_read(id))
+        .ok_or_else(not_found)?;
     let text = match kind {
         Kind::State => {
             let state = store::load_state(ctx.db, project_id)

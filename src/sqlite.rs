@@ -6,9 +6,10 @@ use rusqlite::types::{Value as SqlValue, ValueRef};
 use serde_json::{json, Map, Value as Json};
 
 use crate::config::Config;
-use crate::context::Ctx;
+use crate::context::{Caller, Ctx, Scope};
 use crate::http::{self, Headers, Plan, Response};
 use crate::store::{self, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
+use crate::web;
 
 pub struct Sqlite {
     pub conn: rusqlite::Connection,
@@ -109,26 +110,46 @@ impl Sql for Sqlite {
     }
 }
 
-/// Serves one request to the token's `/mcp` path as the Worker does (plan, then body), for the
-/// native tests, the bench and the fuzz target.
+/// Serves one request to an MCP path (`/<token>/mcp`, `/mcp` with an Authorization header) as
+/// the Worker does: plan, then the body, with the scope the plan found in place of `ctx`'s.
+/// For the native tests, the bench and the fuzz target.
 pub fn serve_mcp(
     config: &Config,
     method: &str,
+    path: &str,
     headers: &Headers,
     body: &[u8],
     ctx: &Ctx<'_>,
 ) -> Response {
-    let path = format!("/{}/mcp", config.token.as_deref().unwrap_or_default());
     let req = http::Request {
         method,
-        path: &path,
+        path,
         query: None,
         headers,
+        own_origin: "",
     };
-    match http::plan(&req, config) {
+    serve(&req, config, body, ctx)
+}
+
+/// The context with the scope the plan found, as the Worker builds it.
+fn scoped<'a>(ctx: &Ctx<'a>, scope: Scope) -> Ctx<'a> {
+    Ctx {
+        caller: Caller {
+            scope,
+            ..ctx.caller.clone()
+        },
+        ..*ctx
+    }
+}
+
+/// Serves one request as the Worker does (plan, then body), for every plan but the SSE ones,
+/// which need a Durable Object.
+pub fn serve(req: &http::Request<'_>, config: &Config, body: &[u8], ctx: &Ctx<'_>) -> Response {
+    match http::plan(req, config) {
         Plan::Respond(response) => response,
-        Plan::Mcp => block_on(http::serve_mcp(headers, body, ctx)),
-        other => panic!("/mcp planned as {other:?}"),
+        Plan::Mcp { scope } => block_on(http::serve_mcp(req.headers, body, &scoped(ctx, scope))),
+        Plan::Web { action, scope } => block_on(web::serve(&action, body, &scoped(ctx, scope))),
+        other => panic!("{} planned as {other:?}", req.path),
     }
 }
 

@@ -21,10 +21,15 @@ pub fn is_session_id(s: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-/// Where a session's client must POST its messages, less the session id. The path keeps the
-/// token, so the session id alone is useless to anyone who does not hold it.
-pub fn endpoint_prefix(token: &str) -> String {
-    format!("/{token}/sse/message?sessionId=")
+/// Where a session's client must POST its messages, less the session id. A session opened on
+/// a token path keeps the token in it; one opened with an Authorization header names no token,
+/// and each POST must carry the header. Either way the session id alone is useless to anyone
+/// who does not hold a token.
+pub fn endpoint_prefix(path_token: Option<&str>) -> String {
+    match path_token {
+        Some(token) => format!("/{token}/sse/message?sessionId="),
+        None => "/sse/message?sessionId=".into(),
+    }
 }
 
 /// The full endpoint path of a session.
@@ -103,8 +108,12 @@ mod tests {
     fn framing() {
         let id = "0123456789abcdef0123456789abcdef";
         assert_eq!(
-            endpoint_event(&endpoint_path(&endpoint_prefix("tok"), id)),
+            endpoint_event(&endpoint_path(&endpoint_prefix(Some("tok")), id)),
             "event: endpoint\ndata: /tok/sse/message?sessionId=0123456789abcdef0123456789abcdef\n\n"
+        );
+        assert_eq!(
+            endpoint_event(&endpoint_path(&endpoint_prefix(None), id)),
+            "event: endpoint\ndata: /sse/message?sessionId=0123456789abcdef0123456789abcdef\n\n"
         );
         let event =
             message_event(&json!({"jsonrpc": "2.0", "id": 1, "result": {"text": "a\nb\r\nc"}}));

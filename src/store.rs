@@ -194,13 +194,20 @@ pub const INSERT_TASK: &str = "INSERT INTO task (id, project_id, body, kind, dem
 /// The open task with this kind and body: the one just inserted, or the one that was there.
 const SAME_OPEN_TASK: &str = "SELECT id FROM task \
      WHERE project_id = ?1 AND kind = ?2 AND body = ?3 AND status = 'open' ORDER BY rowid LIMIT 1";
-const TASK_BY_ID: &str = "SELECT project_id, kind, status FROM task WHERE id = ?1";
+/// complete_task's statements hold the one project a scoped caller reaches (`?2` here, `?5` in
+/// the event and the update), or NULL for all: a task of another project is then not found, in
+/// the same statements that would change it.
+const TASK_BY_ID: &str = "SELECT project_id, kind, status FROM task \
+     WHERE id = ?1 AND (?2 IS NULL OR project_id = ?2)";
 /// The completion's event, only if the task is still open (it runs before the update).
-const COMPLETION_EVENT: &str = "INSERT INTO event (project_id, at, what, value, note, task_id, kind, client) \
-     SELECT project_id, ?2, 'completed', body, ?3, id, kind, ?4 FROM task WHERE id = ?1 AND status <> 'done'";
+const COMPLETION_EVENT: &str =
+    "INSERT INTO event (project_id, at, what, value, note, task_id, kind, client) \
+     SELECT project_id, ?2, 'completed', body, ?3, id, kind, ?4 FROM task \
+     WHERE id = ?1 AND status <> 'done' AND (?5 IS NULL OR project_id = ?5)";
 const COMPLETE_TASK: &str =
     "UPDATE task SET status = 'done', completed_at = ?2, completed_by = ?4, \
-     evidence = ?3, updated_at = ?2 WHERE id = ?1 AND status <> 'done'";
+     evidence = ?3, updated_at = ?2 \
+     WHERE id = ?1 AND status <> 'done' AND (?5 IS NULL OR project_id = ?5)";
 /// Everything get_state shows, in one statement: part 0 is the project, part 1 its focus, part 2
 /// its open deferred tasks in insertion order. The task arm matches the partial index
 /// `task_open_deferred` term for term, so SQLite reads only open deferred rows.
@@ -217,11 +224,12 @@ const LOAD_ANCHOR: &str =
     "SELECT p.north_star AS north_star, f.statement AS statement, f.why AS why, \
      f.done_when AS done_when, f.updated_at AS at, f.updated_by AS by \
      FROM project p LEFT JOIN focus f ON f.project_id = p.id WHERE p.id = ?1";
-/// The same for the project a task belongs to (complete_task names only the task).
+/// The same for the project a task belongs to (complete_task names only the task), within the
+/// caller's project (`?2`, NULL for all).
 const LOAD_ANCHOR_OF_TASK: &str = "SELECT p.north_star AS north_star, f.statement AS statement, \
      f.why AS why, f.done_when AS done_when, f.updated_at AS at, f.updated_by AS by \
      FROM project p LEFT JOIN focus f ON f.project_id = p.id \
-     WHERE p.id = (SELECT project_id FROM task WHERE id = ?1)";
+     WHERE p.id = (SELECT project_id FROM task WHERE id = ?1 AND (?2 IS NULL OR project_id = ?2))";
 /// Most events the history shows.
 pub const HISTORY_LIMIT: usize = 50;
 /// A project's history in one statement: part 0 says the project exists, part 1 is its newest
@@ -233,7 +241,21 @@ UNION ALL SELECT * FROM (SELECT 1, seq, at, what, value, note, done_when, kind, 
 WHERE project_id = ?1 ORDER BY seq DESC LIMIT ?2) \
 UNION ALL SELECT 2, count(*), NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM event WHERE project_id = ?1 \
 ORDER BY part, seq DESC";
-const PROJECT_IDS: &str = "SELECT id FROM project WHERE id > ?1 ORDER BY id LIMIT ?2";
+/// A page of project ids; `?3` keeps only that one (a scoped caller's), NULL keeps all.
+const PROJECT_IDS: &str = "SELECT id FROM project WHERE id > ?1 AND (?3 IS NULL OR id = ?3) \
+     ORDER BY id LIMIT ?2";
+/// A page of projects for the web list, in one statement: each project's North Star, focus (and
+/// when it was set) and open deferred counts; `?3` keeps only that project, as in `PROJECT_IDS`.
+/// The counts are correlated subqueries that SQLite serves from a partial index of open tasks,
+/// so done tasks cost nothing.
+pub const PROJECT_SUMMARIES: &str = "\
+SELECT p.id AS id, p.north_star AS north_star, f.statement AS statement, f.updated_at AS focus_at, \
+(SELECT count(*) FROM task t WHERE t.project_id = p.id AND t.demoted = 1 AND t.status = 'open' \
+AND t.kind = 'cleanup') AS cleanup, \
+(SELECT count(*) FROM task t WHERE t.project_id = p.id AND t.demoted = 1 AND t.status = 'open' \
+AND t.kind = 'record') AS record \
+FROM project p LEFT JOIN focus f ON f.project_id = p.id \
+WHERE p.id > ?1 AND (?3 IS NULL OR p.id = ?3) ORDER BY p.id LIMIT ?2";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Upsert {
@@ -379,24 +401,29 @@ pub enum Completion {
 /// Marks a task done with its evidence and records the completion in the history. The read of
 /// the old status, the event, the update and the read of the project's anchor run in one atomic
 /// batch, so of two concurrent calls exactly one sees `Completed` and one event is written.
+/// With `only_project` (a scoped caller's), a task of any other project is `Unknown` and
+/// untouched: each statement's WHERE holds the project.
 pub async fn complete_task(
     db: &dyn Sql,
     task_id: &str,
     evidence: Option<&str>,
     change: Change<'_>,
+    only_project: Option<&str>,
 ) -> Result<Completion, StoreError> {
     let params = vec![
         task_id.into(),
         Value::Int(change.at_ms),
         evidence.into(),
         change.by.into(),
+        only_project.into(),
     ];
+    let lookup = || vec![task_id.into(), only_project.into()];
     let results = db
         .batch(vec![
-            Stmt::new(TASK_BY_ID, vec![task_id.into()]),
+            Stmt::new(TASK_BY_ID, lookup()),
             Stmt::new(COMPLETION_EVENT, params.clone()),
             Stmt::new(COMPLETE_TASK, params),
-            Stmt::new(LOAD_ANCHOR_OF_TASK, vec![task_id.into()]),
+            Stmt::new(LOAD_ANCHOR_OF_TASK, lookup()),
         ])
         .await?;
     let Some(row) = first(&results)?.first() else {
@@ -522,23 +549,73 @@ pub async fn load_history(db: &dyn Sql, project_id: &str) -> Result<Option<Histo
     }))
 }
 
-/// Up to `limit` project ids in id order, after `after` (exclusive).
+/// Up to `limit` project ids in id order, after `after` (exclusive); with `only`, that one
+/// project at most.
 pub async fn project_ids(
     db: &dyn Sql,
     after: Option<&str>,
     limit: usize,
+    only: Option<&str>,
 ) -> Result<Vec<String>, StoreError> {
-    let limit = Value::Int(i64::try_from(limit).unwrap_or(i64::MAX));
-    let results = db
-        .batch(vec![Stmt::new(
-            PROJECT_IDS,
-            vec![after.unwrap_or("").into(), limit],
-        )])
-        .await?;
+    let results = projects_after(db, PROJECT_IDS, after, limit, only).await?;
     first(&results)?
         .iter()
         .map(|row| text(row, "id").map(str::to_owned))
         .collect()
+}
+
+/// One project as the web list shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub id: String,
+    pub north_star: String,
+    /// The focus statement, if set_focus was ever called.
+    pub focus: Option<String>,
+    /// When the focus was last set (UTC ms); `None` before timestamps were kept.
+    pub focus_set_ms: Option<i64>,
+    /// Open deferred tasks of each kind.
+    pub cleanup: i64,
+    pub record: i64,
+}
+
+/// Up to `limit` project summaries in id order, after `after` (exclusive), in one statement.
+pub async fn project_summaries(
+    db: &dyn Sql,
+    after: Option<&str>,
+    limit: usize,
+    only: Option<&str>,
+) -> Result<Vec<Summary>, StoreError> {
+    let results = projects_after(db, PROJECT_SUMMARIES, after, limit, only).await?;
+    let mut summaries = Vec::new();
+    for row in first(&results)? {
+        let count = |column| int(row, column)?.ok_or(StoreError::Decode(column));
+        summaries.push(Summary {
+            id: text(row, "id")?.to_owned(),
+            north_star: text(row, "north_star")?.to_owned(),
+            focus: opt_text(row, "statement")?.map(str::to_owned),
+            focus_set_ms: int(row, "focus_at")?,
+            cleanup: count("cleanup")?,
+            record: count("record")?,
+        });
+    }
+    Ok(summaries)
+}
+
+/// Runs one of the paged project queries: `?1` is the id to continue after, `?2` the page size,
+/// `?3` the one project to keep (NULL: all).
+async fn projects_after(
+    db: &dyn Sql,
+    sql: &'static str,
+    after: Option<&str>,
+    limit: usize,
+    only: Option<&str>,
+) -> Rows {
+    let limit = Value::Int(i64::try_from(limit).unwrap_or(i64::MAX));
+    db.batch(vec![Stmt::new(
+        sql,
+        vec![after.unwrap_or("").into(), limit, only.into()],
+    )])
+    .await
 }
 
 /// An integer column; D1 hands numbers over as JavaScript doubles, SQLite as integers: read

@@ -5,8 +5,8 @@
 use std::cell::Cell;
 use std::time::Instant;
 
-use handoff_mcp::config::Config;
-use handoff_mcp::context::{Caller, Ctx};
+use handoff_mcp::config::{Config, AUTH_TOKEN_VAR};
+use handoff_mcp::context::{Caller, Ctx, Scope};
 use handoff_mcp::http::{Headers, Response};
 use serde_json::json;
 
@@ -30,11 +30,9 @@ struct Server {
 impl Server {
     fn new() -> Server {
         Server {
-            config: Config {
-                token: Some("bench-token".into()),
-                allowed_origins: Vec::new(),
-                ..Config::default()
-            },
+            config: Config::from_lookup(|name| {
+                (name == AUTH_TOKEN_VAR).then(|| "bench-token".into())
+            }),
             db: Sqlite::migrated(),
             next_id: Cell::new(0),
         }
@@ -52,10 +50,17 @@ impl Server {
             db: &self.db,
             ids: &new_id,
             clock: &now,
-            caller: Caller::from_user_agent(headers.get("user-agent")),
+            caller: Caller::new(headers.get("user-agent"), Scope::All),
             focus_stale_days: 7,
         };
-        handoff_mcp::sqlite::serve_mcp(&self.config, "POST", headers, body, &ctx)
+        handoff_mcp::sqlite::serve_mcp(
+            &self.config,
+            "POST",
+            "/bench-token/mcp",
+            headers,
+            body,
+            &ctx,
+        )
     }
 
     /// Sends one request outside any measurement; a failure stops the bench.

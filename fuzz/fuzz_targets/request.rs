@@ -6,8 +6,8 @@
 
 use std::cell::Cell;
 
-use handoff_mcp::config::Config;
-use handoff_mcp::context::{Caller, Ctx};
+use handoff_mcp::config::{Config, ALLOWED_ORIGINS_VAR, AUTH_TOKEN_VAR};
+use handoff_mcp::context::{Caller, Ctx, Scope};
 use handoff_mcp::http::Headers;
 use handoff_mcp::sqlite::Sqlite;
 use libfuzzer_sys::fuzz_target;
@@ -34,11 +34,11 @@ fn check(data: &[u8]) {
     let changes_before = db.conn.total_changes();
     let (method, headers) = request_shape(selector, body);
     let headers = Headers::new(headers);
-    let config = Config {
-        token: Some("fuzz-token".into()),
-        allowed_origins: vec!["https://app.example".into()],
-            ..Config::default()
-    };
+    let config = Config::from_lookup(|name| match name {
+        AUTH_TOKEN_VAR => Some("fuzz-token".into()),
+        ALLOWED_ORIGINS_VAR => Some("https://app.example".into()),
+        _ => None,
+    });
     let next = Cell::new(0u32);
     let new_id = || {
         next.set(next.get() + 1);
@@ -49,10 +49,11 @@ fn check(data: &[u8]) {
         db: &db,
         ids: &new_id,
         clock: &now,
-        caller: Caller::from_user_agent(headers.get("user-agent")),
+        caller: Caller::new(headers.get("user-agent"), Scope::All),
         focus_stale_days: 7,
     };
-    let response = handoff_mcp::sqlite::serve_mcp(&config, method, &headers, body, &ctx);
+    let response =
+        handoff_mcp::sqlite::serve_mcp(&config, method, "/fuzz-token/mcp", &headers, body, &ctx);
 
     assert!(
         matches!(

@@ -39,9 +39,9 @@ impl Checks {
         self.failed
     }
 
-    /// The closing line, in the `N passed, M failed` form that CI reads.
-    pub fn summary(&self) -> String {
-        format!("smoke: {} passed, {} failed", self.passed, self.failed)
+    /// The closing line, in the `<name>: N passed, M failed` form that CI reads.
+    pub fn summary(&self, name: &str) -> String {
+        format!("{name}: {} passed, {} failed", self.passed, self.failed)
     }
 }
 

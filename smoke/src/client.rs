@@ -88,6 +88,8 @@ impl Response {
 pub struct Client {
     agent: ureq::Agent,
     endpoint: String,
+    /// Sent with every request: the bearer token when the target is reached that way.
+    auth: Vec<(&'static str, String)>,
     era: Era,
     last_id: u64,
 }
@@ -97,6 +99,7 @@ impl Client {
         Client {
             agent: http::agent(),
             endpoint: target.mcp(),
+            auth: target.auth(),
             era,
             last_id: 0,
         }
@@ -228,6 +231,7 @@ impl Client {
     fn post(&self, headers: &[(&str, String)], message: &Value) -> Result<Reply, String> {
         let headers = headers
             .iter()
+            .chain(&self.auth)
             .map(|(name, value)| (*name, value.as_str()))
             .collect::<Vec<_>>();
         let body = message.to_string();

@@ -18,11 +18,14 @@ const QUOTED_BODY: usize = 1500;
 const MAX_BODY: u64 = 1 << 20;
 
 /// The server under test, split from `http://host:port/<token>` once so each check builds its URLs.
+/// With `bearer`, the MCP URLs carry no token and every request sends it in
+/// `Authorization: Bearer <token>` instead.
 #[derive(Debug, Clone)]
 pub struct Target {
     base: String,
     origin: String,
     token: String,
+    bearer: bool,
 }
 
 impl Target {
@@ -37,6 +40,7 @@ impl Target {
                 base: base.to_string(),
                 origin: format!("http://{host}"),
                 token: token.to_string(),
+                bearer: false,
             }),
             _ => Err(format!(
                 "BASE_URL must be http://host:port/<token> (got {raw:?})"
@@ -44,9 +48,53 @@ impl Target {
         }
     }
 
-    /// The MCP endpoint behind the token.
+    /// The same server, reached with the token in the Authorization header instead of the path.
+    pub fn with_bearer(mut self) -> Target {
+        self.bearer = true;
+        self
+    }
+
+    pub fn bearer(&self) -> bool {
+        self.bearer
+    }
+
+    /// Where the MCP paths start: behind the token, or at the root in bearer mode.
+    fn root(&self) -> &str {
+        if self.bearer {
+            &self.origin
+        } else {
+            &self.base
+        }
+    }
+
+    /// The Streamable HTTP endpoint.
     pub fn mcp(&self) -> String {
-        format!("{}/mcp", self.base)
+        format!("{}/mcp", self.root())
+    }
+
+    /// The legacy HTTP+SSE endpoint.
+    pub fn sse(&self) -> String {
+        format!("{}/sse", self.root())
+    }
+
+    /// The path the `endpoint` event must name, less the session id: the token stays in it on a
+    /// token path, and is absent in bearer mode (each POST carries the header instead).
+    pub fn endpoint_prefix(&self) -> String {
+        let root = if self.bearer {
+            String::new()
+        } else {
+            format!("/{}", self.token)
+        };
+        format!("{root}/sse/message?sessionId=")
+    }
+
+    /// The headers every MCP request of this target carries: the bearer token, in bearer mode.
+    pub fn auth(&self) -> Vec<(&'static str, String)> {
+        if self.bearer {
+            vec![("Authorization", format!("Bearer {}", self.token))]
+        } else {
+            Vec::new()
+        }
     }
 
     /// `scheme://host:port` with no token, for routes that sit outside it.

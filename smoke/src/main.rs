@@ -7,6 +7,7 @@ mod http;
 mod protocol;
 mod routes;
 mod scenario;
+mod scopes;
 mod sse;
 mod stress;
 mod tools;
@@ -19,18 +20,28 @@ use crate::checks::Checks;
 use crate::client::{Era, Session};
 use crate::http::Target;
 
-const USAGE: &str = "usage: smoke <BASE_URL>   (for example http://127.0.0.1:8787/<token>)";
+const USAGE: &str =
+    "usage: smoke [--bearer] <BASE_URL>   (for example http://127.0.0.1:8787/<token>)
+       --bearer: reach /mcp and /sse with the token in Authorization: Bearer, not in the path";
 
 fn main() -> ExitCode {
     let args = env::args().skip(1).collect::<Vec<_>>();
     if let Some(code) = stress::command(&args) {
         return code;
     }
-    let [raw] = args.as_slice() else {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
+    if let Some(code) = scopes::command(&args) {
+        return code;
+    }
+    let (bearer, raw) = match args.as_slice() {
+        [flag, raw] if flag == "--bearer" => (true, raw),
+        [raw] => (false, raw),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
     };
     let target = match Target::parse(raw) {
+        Ok(target) if bearer => target.with_bearer(),
         Ok(target) => target,
         Err(err) => {
             eprintln!("smoke: {err}\n{USAGE}");
@@ -46,7 +57,7 @@ fn main() -> ExitCode {
     cross_transport(&mut checks, &target);
     sse::transport_checks(&mut checks, &target);
 
-    checks::say(&checks.summary());
+    checks::say(&checks.summary(if bearer { "smoke-bearer" } else { "smoke" }));
     if checks.failed() == 0 {
         ExitCode::SUCCESS
     } else {

@@ -1,12 +1,13 @@
-//! Era-independent HTTP routing: the health check, the token gate and the GET rule on the MCP
+//! Era-independent HTTP routing: the health check, the token gate (in the path, and in bearer
+//! mode the Authorization header), the absence of OAuth metadata, and the GET rule on the MCP
 //! endpoint. Nothing here speaks MCP beyond sending one well-formed request to a wrong URL.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::checks::{ensure, Checks};
 use crate::http::{self, Reply, Target};
 
-/// Runs the three routing checks once per smoke run.
+/// Runs the routing checks once per smoke run.
 pub fn run(checks: &mut Checks, target: &Target) {
     let agent = http::agent();
 
@@ -21,14 +22,10 @@ pub fn run(checks: &mut Checks, target: &Target) {
     checks.record("http: GET /healthz is 200", health);
 
     // A client probing for a server-to-client stream sends exactly this; the server offers none.
-    let get = http::send(
-        &agent,
-        "GET",
-        &target.mcp(),
-        &[("Accept", "text/event-stream")],
-        None,
-    )
-    .and_then(|reply| {
+    let auth = target.auth();
+    let mut headers = vec![("Accept", "text/event-stream")];
+    headers.extend(auth.iter().map(|(name, value)| (*name, value.as_str())));
+    let get = http::send(&agent, "GET", &target.mcp(), &headers, None).and_then(|reply| {
         expect_status(&reply, 405)?;
         let allows_post = reply.header("Allow").is_some_and(|allow| {
             allow
@@ -55,6 +52,72 @@ pub fn run(checks: &mut Checks, target: &Target) {
     )
     .and_then(|reply| expect_status(&reply, 404));
     checks.record("http: POST /<wrong token>/mcp is 404", gated);
+
+    // Clients that find OAuth metadata switch to an OAuth flow this server does not offer.
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-authorization-server",
+    ] {
+        let outcome = http::send(
+            &agent,
+            "GET",
+            &format!("{}{path}", target.origin()),
+            &[],
+            None,
+        )
+        .and_then(|reply| expect_status(&reply, 404));
+        checks.record(&format!("http: GET {path} is 404"), outcome);
+    }
+
+    if target.bearer() {
+        let no_header: [(&str, &str); 1] = [("Content-Type", "application/json")];
+        let wrong_bearer = format!("Bearer {wrong}");
+        let wrong_header = [
+            ("Content-Type", "application/json"),
+            ("Authorization", wrong_bearer.as_str()),
+        ];
+        for (what, headers) in [
+            ("no Authorization header", &no_header[..]),
+            ("a wrong bearer token", &wrong_header[..]),
+        ] {
+            let outcome = http::send(
+                &agent,
+                "POST",
+                &target.mcp(),
+                headers,
+                Some(&body.to_string()),
+            )
+            .and_then(|reply| expect_unauthorized(&reply));
+            checks.record(
+                &format!("http: POST /mcp with {what} is 401 with WWW-Authenticate: Bearer and a JSON-RPC error"),
+                outcome,
+            );
+        }
+    }
+}
+
+/// 401, `WWW-Authenticate: Bearer` and nothing that points at OAuth, and a JSON-RPC error with
+/// a null id whose message says to send the header.
+fn expect_unauthorized(reply: &Reply) -> Result<(), String> {
+    expect_status(reply, 401)?;
+    ensure(reply.header("WWW-Authenticate") == Some("Bearer"), || {
+        format!("WWW-Authenticate is {:?}", reply.header("WWW-Authenticate"))
+    })?;
+    let body: Value = serde_json::from_str(&reply.body)
+        .map_err(|e| format!("the 401 body is not JSON ({e}): {}", reply.describe()))?;
+    let says_what_to_send = body["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("Authorization: Bearer"));
+    ensure(
+        body["jsonrpc"] == "2.0" && body["id"].is_null() && says_what_to_send,
+        || {
+            format!(
+                "not a JSON-RPC error naming the header: {}",
+                reply.describe()
+            )
+        },
+    )
 }
 
 /// A token that is certainly not the real one, even if the real one happens to be `wrong-token`.

@@ -30,22 +30,28 @@ pub struct Event {
 pub struct SseClient {
     agent: ureq::Agent,
     post_url: String,
+    /// Sent with every POST: the bearer token when the target is reached that way.
+    auth: Vec<(&'static str, String)>,
     events: Receiver<Event>,
     last_id: u64,
 }
 
 impl SseClient {
-    /// Opens GET /sse and waits for the endpoint event, which must name this token's message path.
+    /// Opens GET /sse and waits for the endpoint event, which must name this target's message
+    /// path: the token's, or in bearer mode one without any token.
     pub fn connect(target: &Target) -> Result<SseClient, String> {
         let stream_agent = ureq::AgentBuilder::new()
             .timeout_connect(TIMEOUT)
             .timeout_read(STREAM_READ_TIMEOUT)
             .redirects(0)
             .build();
-        let url = format!("{}/{}/sse", target.origin(), target.token());
-        let response = stream_agent
-            .get(&url)
-            .set("Accept", "text/event-stream")
+        let mut request = stream_agent
+            .get(&target.sse())
+            .set("Accept", "text/event-stream");
+        for (name, value) in target.auth() {
+            request = request.set(name, &value);
+        }
+        let response = request
             .call()
             .map_err(|e| format!("GET /sse failed: {e}"))?;
         let media = response.content_type().to_owned();
@@ -60,7 +66,7 @@ impl SseClient {
         thread::spawn(move || read_events(reader, &tx));
         let endpoint = next_event(&events, TIMEOUT)?;
         expect_eq("first event", "endpoint", endpoint.name.as_str())?;
-        let prefix = format!("/{}/sse/message?sessionId=", target.token());
+        let prefix = target.endpoint_prefix();
         let session = endpoint.data.strip_prefix(&prefix).unwrap_or_default();
         ensure(
             session.len() == 32 && session.bytes().all(|b| b.is_ascii_hexdigit()),
@@ -69,6 +75,7 @@ impl SseClient {
         Ok(SseClient {
             agent: http::agent(),
             post_url: format!("{}{}", target.origin(), endpoint.data),
+            auth: target.auth(),
             events,
             last_id: 0,
         })
@@ -82,13 +89,27 @@ impl SseClient {
 
     /// POSTs a raw body to this session's message path; returns the HTTP reply.
     pub fn post_raw(&self, url: &str, body: &str) -> Result<http::Reply, String> {
-        http::send(
-            &self.agent,
-            "POST",
-            url,
-            &[("Content-Type", "application/json")],
-            Some(body),
-        )
+        let mut headers = vec![("Content-Type", "application/json")];
+        headers.extend(
+            self.auth
+                .iter()
+                .map(|(name, value)| (*name, value.as_str())),
+        );
+        http::send(&self.agent, "POST", url, &headers, Some(body))
+    }
+
+    /// POSTs a raw body to this session's message path with another target's credential.
+    pub fn post_as(&self, other: &Target, body: &str) -> Result<http::Reply, String> {
+        let auth = other.auth();
+        let mut headers = vec![("Content-Type", "application/json")];
+        headers.extend(auth.iter().map(|(name, value)| (*name, value.as_str())));
+        http::send(&self.agent, "POST", &self.post_url, &headers, Some(body))
+    }
+
+    /// POSTs a raw body with no Authorization header at all.
+    fn post_without_auth(&self, url: &str, body: &str) -> Result<http::Reply, String> {
+        let headers = [("Content-Type", "application/json")];
+        http::send(&self.agent, "POST", url, &headers, Some(body))
     }
 
     /// Sends a request: 202 at once, then the response arrives as a `message` event with our id.
@@ -199,7 +220,16 @@ pub fn transport_checks(checks: &mut Checks, target: &Target) {
         outcome,
     );
     let url = one.post_url.clone();
-    let streamable = format!("{}/{}/sse", target.origin(), target.token());
+    if target.bearer() {
+        let outcome = one
+            .post_without_auth(&url, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+            .and_then(|r| expect_eq("status", &401, &r.status));
+        checks.record(
+            &format!("{tag}: a POST to an open session without the Authorization header is 401"),
+            outcome,
+        );
+    }
+    let streamable = target.sse();
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
     let outcome = one.post_raw(&streamable, &ping).and_then(|r| {
         expect_eq(

@@ -549,7 +549,7 @@ fn gates(target: &Target, allowed_origin: Option<&str>) -> usize {
 }
 
 /// The open deferred tasks of a project, by id, from get_state's reference block (its text).
-fn open_tasks(target: &Target, project: &str) -> Result<Vec<(String, String)>, String> {
+pub fn open_tasks(target: &Target, project: &str) -> Result<Vec<(String, String)>, String> {
     let mut client = Client::new(target, Era::Modern);
     let state = tools::call(&mut client, "get_state", json!({"project_id": project}))?;
     state.expect_ok()?;
@@ -560,7 +560,8 @@ fn open_tasks(target: &Target, project: &str) -> Result<Vec<(String, String)>, S
         .collect())
 }
 
-fn create(target: &Target, project: &str) -> Result<(), String> {
+/// Creates `project` with a North Star.
+pub fn create(target: &Target, project: &str) -> Result<(), String> {
     let mut client = Client::new(target, Era::Modern);
     tools::call(
         &mut client,

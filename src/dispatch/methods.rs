@@ -1,5 +1,6 @@
 //! The methods both lanes serve, with the envelope of the caller's era: tools, prompts and
-//! resources. Lane rules (versions, headers, initialize) are not here.
+//! resources, each handed the caller's scope. Lane rules (versions, headers, initialize) are not
+//! here.
 
 use serde_json::{json, Value as Json};
 
@@ -16,8 +17,12 @@ pub async fn serve(
     era: Era,
     ctx: &Ctx<'_>,
 ) -> Result<Json, Error> {
+    let scope = &ctx.caller.scope;
     let (result, cache) = match method {
-        "tools/list" => (protocol::tools_list().clone(), Some(Cache::Static)),
+        "tools/list" => (
+            protocol::tools_list(scope.read_only()).clone(),
+            Some(Cache::PerScope),
+        ),
         "tools/call" => (call_tool(params, ctx).await?, None),
         "prompts/list" => (prompts::list(), Some(Cache::Static)),
         "prompts/get" => {
@@ -28,7 +33,10 @@ pub async fn serve(
         "resources/templates/list" => (resources::templates(), Some(Cache::Static)),
         "resources/list" => {
             let cursor = params.and_then(|p| p.get("cursor")).and_then(Json::as_str);
-            (resources::list(ctx.db, cursor).await?, Some(Cache::Data))
+            (
+                resources::list(ctx.db, scope, cursor).await?,
+                Some(Cache::Data),
+            )
         }
         "resources/read" => {
             let uri = string_param(params, "uri", method)?;

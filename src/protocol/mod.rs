@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 use serde_json::{json, Value as Json};
 
 use crate::tools;
+use crate::web::card;
 use version::Era;
 
 pub const SERVER_NAME: &str = "handoff-mcp";
@@ -26,6 +27,9 @@ pub const STATIC_TTL_MS: u64 = 300_000;
 pub enum Cache {
     /// The same for every caller; changes only with a deploy.
     Static,
+    /// The same for every caller with the same credential's scope (tools/list, shorter for a
+    /// read-only token); changes only with a deploy, but must not be shared across tokens.
+    PerScope,
     /// Project data: stale at once, and only for this authorization context.
     Data,
 }
@@ -41,11 +45,15 @@ pub fn server_info() -> Json {
 
 /// Tools, resources and prompts, with no list-change or subscribe notifications (there is no
 /// session or stream to send them on). 2025-era clients also get `logging`, because their
-/// logging/setLevel must be answered; no log message is ever sent.
+/// logging/setLevel must be answered; no log message is ever sent. Where the revision has
+/// extensions, MCP Apps is announced (get_state's card).
 pub fn capabilities(era: Era) -> Json {
     let mut capabilities = json!({"tools": {}, "resources": {}, "prompts": {}});
     if version::has_logging_set_level(era) {
         capabilities["logging"] = json!({});
+    }
+    if version::has_extensions(era) {
+        capabilities["extensions"] = json!({ card::EXTENSION: {} });
     }
     capabilities
 }
@@ -73,18 +81,36 @@ pub fn initialize(negotiated: &'static str) -> Json {
     })
 }
 
-/// The tools/list body, built once per isolate; the same for every era, since no tool has an
-/// outputSchema.
-static TOOLS: LazyLock<Json> = LazyLock::new(|| {
+/// The tools/list bodies, built once per isolate: every tool, and the read-only ones alone (for
+/// a read-only token). The same for every era, since no tool has an outputSchema. The card's
+/// tool names its `ui://` resource for every client: a stateless server cannot remember what a
+/// 2025 client announced at initialize, and a client that renders no MCP Apps ignores `_meta`
+/// (the result it gets is the same).
+static TOOLS: LazyLock<Json> = LazyLock::new(|| tools_body(|_| true));
+static READ_ONLY_TOOLS: LazyLock<Json> = LazyLock::new(|| tools_body(|t| t.annotations.read_only));
+
+fn tools_body(listed: impl Fn(&tools::ToolDef) -> bool) -> Json {
     let list: Vec<Json> = tools::ALL
         .iter()
-        .map(|t| tools::schema::list_entry(t))
+        .filter(|t| listed(t))
+        .map(|t| {
+            let mut entry = tools::schema::list_entry(t);
+            if t.name == card::TOOL {
+                entry["_meta"] = card::tool_meta();
+            }
+            entry
+        })
         .collect();
     json!({ "tools": list })
-});
+}
 
-pub fn tools_list() -> &'static Json {
-    &TOOLS
+/// The tools a credential may call: all of them, or only the read-only ones.
+pub fn tools_list(read_only: bool) -> &'static Json {
+    if read_only {
+        &READ_ONLY_TOOLS
+    } else {
+        &TOOLS
+    }
 }
 
 /// Adds the stateless revision's envelope fields to a complete result: `resultType`, serverInfo,
@@ -97,6 +123,10 @@ pub fn envelope(mut result: Json, era: Era, cache: Option<Cache>) -> Json {
             Some(Cache::Static) => {
                 result["ttlMs"] = json!(STATIC_TTL_MS);
                 result["cacheScope"] = json!("public");
+            }
+            Some(Cache::PerScope) => {
+                result["ttlMs"] = json!(STATIC_TTL_MS);
+                result["cacheScope"] = json!("private");
             }
             Some(Cache::Data) => {
                 result["ttlMs"] = json!(0);

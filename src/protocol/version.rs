@@ -7,6 +7,8 @@ pub const MODERN: &str = "2026-07-28";
 pub const SUPPORTED_MODERN: &[&str] = &[MODERN];
 /// 2024/2025-era versions served over the same endpoint through `initialize`, newest first.
 pub const SUPPORTED_LEGACY: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/// The MCP Apps extension's revision (SEP-1865, stable), which the card's `ui/initialize` names.
+pub const MCP_APPS: &str = "2026-01-26";
 /// What a legacy request without an MCP-Protocol-Version header is taken to speak.
 pub const HEADERLESS_LEGACY: &str = "2025-03-26";
 
@@ -61,6 +63,12 @@ pub fn resource_not_found_is_invalid_params(era: Era) -> bool {
 /// An unknown method travels with HTTP 404 from 2026-07-28 on; 2025-era clients read the
 /// JSON-RPC error from a 200.
 pub fn method_not_found_is_404(era: Era) -> bool {
+    era == Era::Modern
+}
+
+/// Server capabilities carry `extensions` (SEP-2133) from the stateless revision on; the 2025
+/// `ServerCapabilities` schema has no such member.
+pub fn has_extensions(era: Era) -> bool {
     era == Era::Modern
 }
 

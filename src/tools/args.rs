@@ -64,6 +64,16 @@ impl Args {
         self.value(param).filter(|s| !render::is_blank(s))
     }
 
+    /// The project the call names, if its tool takes one (every tool but complete_task).
+    pub fn project_id(&self) -> Option<&str> {
+        let param = self
+            .tool
+            .params
+            .iter()
+            .find(|p| matches!(p.rule, Rule::ProjectId))?;
+        self.value(param)
+    }
+
     /// kind, already checked against `Rule::Kind`.
     pub fn kind(&self, param: &Param) -> Kind {
         Kind::parse(self.get(param)).expect("checked by Rule::Kind")

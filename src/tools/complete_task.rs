@@ -41,26 +41,36 @@ pub const DEF: ToolDef = ToolDef {
 
 async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
     let task_id = args.get(&TASK_ID);
-    let (project_id, kind, anchor, changed) =
-        match store::complete_task(ctx.db, task_id, args.opt(&EVIDENCE), ctx.change()).await? {
-            Completion::Unknown => {
-                return Ok(Outcome::error(format!(
-                    "No task \"{}\". Task ids come from add_task, and get_state's reference data \
+    // No project_id argument to check centrally: the scope's project rides in the store's WHERE,
+    // so a task of another project reads as unknown, exactly like one that does not exist.
+    let only_project = ctx.caller.scope.project();
+    let (project_id, kind, anchor, changed) = match store::complete_task(
+        ctx.db,
+        task_id,
+        args.opt(&EVIDENCE),
+        ctx.change(),
+        only_project,
+    )
+    .await?
+    {
+        Completion::Unknown => {
+            return Ok(Outcome::error(format!(
+                "No task \"{}\". Task ids come from add_task, and get_state's reference data \
                  lists each open deferred task as task_id=….",
-                    preview(task_id)
-                )))
-            }
-            Completion::Completed {
-                project_id,
-                kind,
-                anchor,
-            } => (project_id, kind, anchor, true),
-            Completion::AlreadyDone {
-                project_id,
-                kind,
-                anchor,
-            } => (project_id, kind, anchor, false),
-        };
+                preview(task_id)
+            )))
+        }
+        Completion::Completed {
+            project_id,
+            kind,
+            anchor,
+        } => (project_id, kind, anchor, true),
+        Completion::AlreadyDone {
+            project_id,
+            kind,
+            anchor,
+        } => (project_id, kind, anchor, false),
+    };
     let sentence = if changed {
         format!(
             "Completed {} task {task_id} in project \"{project_id}\"; get_state no longer lists it.",

@@ -1,7 +1,10 @@
 //! The five tools. One `ToolDef` per tool, in its own file with its handler, drives tools/list,
 //! argument checking and tools/call. Tools return `Outcome`s (a failure the model can act on is
 //! an `isError` outcome, not an error); they never build JSON-RPC errors and never see HTTP.
-//! Argument rules live in `args`, the tools/list entry in `schema`.
+//! Argument rules live in `args`, the tools/list entry in `schema`. The caller's scope is
+//! enforced here, once, before any handler runs: a read-only token runs read-only tools only,
+//! and a project-scoped token names its own project only. A handler whose tool names no
+//! project (complete_task) passes the scope's project to the store instead.
 
 mod add_task;
 pub mod args;
@@ -13,7 +16,7 @@ mod set_north_star;
 
 use serde_json::Value as Json;
 
-use crate::context::Ctx;
+use crate::context::{Ctx, Scope};
 use crate::error::Error;
 use crate::model::Anchor;
 use crate::render;
@@ -94,26 +97,67 @@ pub fn find(name: &str) -> Option<&'static ToolDef> {
     ALL.into_iter().find(|t| t.name == name)
 }
 
-/// Checks the arguments and runs the tool: bad arguments are an `isError` outcome that names
-/// the rule (and reach no storage); a storage failure is an internal error.
+/// Checks the arguments and the caller's scope, then runs the tool: bad arguments and calls
+/// outside the scope are `isError` outcomes that say why (and reach no storage); a storage
+/// failure is an internal error.
 pub async fn call(
     def: &'static ToolDef,
     arguments: Option<&Json>,
     ctx: &Ctx<'_>,
 ) -> Result<Outcome, Error> {
-    match args::check(def, arguments) {
-        Ok(args) => (def.handler)(&args, ctx).await.map_err(|e| match e {
-            Error::Internal { detail } => Error::Internal {
-                detail: format!("{}: {detail}", def.name),
-            },
-            other => other,
-        }),
-        Err(sentence) => Ok(Outcome::error(format!(
-            "Invalid arguments for {}: {}. Nothing was written.",
-            def.name,
-            sentence.trim_end_matches('.')
-        ))),
+    let args = match args::check(def, arguments) {
+        Ok(args) => args,
+        Err(sentence) => {
+            return Ok(Outcome::error(format!(
+                "Invalid arguments for {}: {}. Nothing was written.",
+                def.name,
+                sentence.trim_end_matches('.')
+            )))
+        }
+    };
+    if let Some(refusal) = scope_refusal(def, &args, &ctx.caller.scope) {
+        return Ok(Outcome::error(refusal));
     }
+    (def.handler)(&args, ctx).await.map_err(|e| match e {
+        Error::Internal { detail } => Error::Internal {
+            detail: format!("{}: {detail}", def.name),
+        },
+        other => other,
+    })
+}
+
+/// Why the scope forbids this call, if it does: a tool that writes under a read-only token, or
+/// a project the token does not reach.
+fn scope_refusal(def: &ToolDef, args: &args::Args, scope: &Scope) -> Option<String> {
+    let writes = !def.annotations.read_only;
+    if writes && scope.read_only() {
+        let readers: Vec<&str> = ALL
+            .iter()
+            .filter(|t| t.annotations.read_only)
+            .map(|t| t.name)
+            .collect();
+        return Some(format!(
+            "{} was refused: this token is read-only, so it can call {} only. Nothing was written.",
+            def.name,
+            readers.join(", ")
+        ));
+    }
+    let project = args.project_id()?;
+    let allowed = if writes {
+        scope.may_write(project)
+    } else {
+        scope.may_read(project)
+    };
+    (!allowed).then(|| out_of_reach(scope, project))
+}
+
+/// The refusal of a project outside a scoped token's reach. It names the token's own project
+/// and never says whether the other one exists: it is decided before any storage is reached.
+pub fn out_of_reach(scope: &Scope, project: &str) -> String {
+    format!(
+        "This token reaches project \"{}\" only, not \"{project}\". Nothing was read or written.",
+        scope.project().unwrap_or_default()
+    )
 }
 
 #[cfg(test)]

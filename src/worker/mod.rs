@@ -1,11 +1,14 @@
 //! The Workers shell, compiled for wasm32 only: the fetch entry, env → Config, the D1 adapter,
-//! the SSE Durable Object, the clock and uuid ids. It carries out the core's `http::Plan` and
-//! decides nothing itself. It must never log a path, query or header (the path holds the
-//! token), only fixed sentences and the core's diagnostics.
+//! the SSE Durable Object, the clock and uuid ids. It carries out the core's `http::Plan`
+//! (putting the scope it names into the request context) and decides nothing itself. It must
+//! never log a path, query or header (the path or the Authorization header holds a token),
+//! only fixed sentences, the position of a malformed credential entry and the core's
+//! diagnostics.
 //!
 //! The fetch entry takes and returns the runtime's own `Request` and `Response` (web-sys), not
-//! workers-rs's wrappers: each crossing between wasm and JavaScript costs, and the wrappers make
-//! several a request that nothing here reads (BENCHMARKS.md, the profile).
+//! workers-rs's wrappers, and what does not change within an isolate (the config, the D1
+//! binding, the usual reply's init) is built once per isolate: every crossing between wasm and
+//! JavaScript costs (BENCHMARKS.md has the profile).
 
 mod d1;
 mod sse;
@@ -17,16 +20,17 @@ use std::sync::OnceLock;
 use worker::js_sys::{futures::JsFuture, Array, Uint8Array};
 use worker::{console_error, event, web_sys, Context, Env, Response, Result};
 
-use crate::config::{Config, D1_BINDING};
-use crate::context::{Caller, Ctx};
+use crate::config::{Config, AUTH_TOKEN_VAR, D1_BINDING, PROJECT_TOKENS_VAR};
+use crate::context::{Caller, Ctx, Scope};
 use crate::http::{self, Plan};
 use crate::store;
+use crate::web;
 use d1::D1Store;
 
 /// Whether this isolate has already made sure the schema exists.
 static SCHEMA_READY: AtomicBool = AtomicBool::new(false);
-/// Whether this isolate has already said that AUTH_TOKEN is missing.
-static SAID_NO_TOKEN: AtomicBool = AtomicBool::new(false);
+/// Whether this isolate has already said what is wrong with its tokens.
+static SAID_TOKEN_PROBLEM: AtomicBool = AtomicBool::new(false);
 /// The configuration, read from the env once per isolate: vars and secrets are fixed for the
 /// life of an isolate (a new deployment, or a changed var or secret, starts new isolates).
 static CONFIG: OnceLock<Config> = OnceLock::new();
@@ -45,11 +49,7 @@ thread_local! {
 async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> Result<web_sys::Response> {
     console_error_panic_hook::set_once();
     let config = config(&env);
-    if config.token.is_none() && !SAID_NO_TOKEN.swap(true, Ordering::Relaxed) {
-        console_error!(
-            "handoff-mcp: AUTH_TOKEN is not set; every MCP path answers 404 until it is"
-        );
-    }
+    say_token_problem(config);
     let method = req.method();
     let url = req.url();
     let (path, query) = path_and_query(&url);
@@ -59,21 +59,63 @@ async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> Result<web_sys
         path,
         query,
         headers: &headers,
+        own_origin: origin_of(&url),
     };
     match http::plan(&request, config) {
         Plan::Respond(response) => respond(response),
-        Plan::Mcp => {
+        Plan::Mcp { scope } => {
             let body = read_body(&req).await?;
             let db = database(&env).await?;
-            let ctx = context(&db, &headers, config);
+            let ctx = context(&db, &headers, config, scope);
             respond(http::serve_mcp(&headers, &body, &ctx).await)
         }
-        Plan::OpenSse { endpoint_prefix } => Ok(sse::open(&env, &endpoint_prefix).await?.into()),
-        Plan::SseMessage { session } => {
+        Plan::OpenSse {
+            endpoint_prefix,
+            scope,
+        } => Ok(sse::open(&env, &endpoint_prefix, &scope).await?.into()),
+        Plan::SseMessage { session, scope } => {
             let mut req = worker::Request::from(req);
-            Ok(sse::post(&mut req, &env, &headers, &session).await?.into())
+            Ok(sse::post(&mut req, &env, &headers, &session, &scope)
+                .await?
+                .into())
+        }
+        Plan::Web { action, scope } => {
+            let body = match action.reads_body() {
+                true => read_body(&req).await?,
+                false => Vec::new(),
+            };
+            let db = database(&env).await?;
+            let ctx = context(&db, &headers, config, scope);
+            respond(web::serve(&action, &body, &ctx).await)
         }
     }
+}
+
+/// One log line per isolate when the tokens are missing or malformed. A malformed entry is
+/// named by its variable and position only (`config::Misconfigured`), never by its text.
+fn say_token_problem(config: &Config) {
+    let problem = match &config.credentials {
+        Err(wrong) => format!(
+            "the server is misconfigured: {wrong}; every route but /healthz answers 503 until it is fixed"
+        ),
+        Ok(credentials) if credentials.is_empty() => format!(
+            "no token is set ({AUTH_TOKEN_VAR}, {PROJECT_TOKENS_VAR}); every MCP path answers 404 until one is"
+        ),
+        Ok(_) => return,
+    };
+    if !SAID_TOKEN_PROBLEM.swap(true, Ordering::Relaxed) {
+        console_error!("handoff-mcp: {problem}");
+    }
+}
+
+/// `scheme://host[:port]` of a serialized URL: what a browser sends as the `Origin` of a page
+/// served from it.
+fn origin_of(url: &str) -> &str {
+    let authority = url.find("://").map_or(0, |i| i + 3);
+    let end = url[authority..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| authority + i);
+    &url[..end]
 }
 
 /// The path and the query of a serialized URL, as the runtime hands it over: the path from the
@@ -148,13 +190,13 @@ fn now_ms() -> i64 {
     worker::Date::now().as_millis() as i64
 }
 
-/// The request context over D1, random ids and the Workers clock.
-fn context<'a>(db: &'a D1Store, headers: &http::Headers, config: &Config) -> Ctx<'a> {
+/// The request context over D1, random ids and the Workers clock, for the planned scope.
+fn context<'a>(db: &'a D1Store, headers: &http::Headers, config: &Config, scope: Scope) -> Ctx<'a> {
     Ctx {
         db,
         ids: &new_id,
         clock: &now_ms,
-        caller: Caller::from_user_agent(headers.get("user-agent")),
+        caller: Caller::new(headers.get("user-agent"), scope),
         focus_stale_days: config.focus_stale_days,
     }
 }

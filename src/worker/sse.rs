@@ -1,7 +1,14 @@
 //! The legacy HTTP+SSE transport on a Durable Object, one object per session. The object holds
-//! the transport and nothing else: the sender half of the open event stream. Business state
-//! stays in D1; messages go through the same dispatcher as /mcp (crate::sse::respond).
-//! Never log the session id: the endpoint path it travels in holds the token.
+//! the transport and nothing else: the sender half of the open event stream, and the scope of
+//! the credential that opened it. Business state stays in D1; messages go through the same
+//! dispatcher as /mcp (crate::sse::respond), with that scope.
+//! Never log the session id: the endpoint path it travels in may hold the token.
+//!
+//! The scope travels from the Worker in `SCOPE_HEADER`, which a client cannot forge: the object
+//! is reachable only through the Worker's stub, and the Worker builds each request to it from
+//! scratch (the endpoint, the scope, and the whitelist `http::forwarded_headers`), never copying
+//! a client's headers wholesale. The object does not re-derive the scope from the token, so the
+//! token never reaches it.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -15,39 +22,46 @@ use worker::{
 
 use super::{config, context, database, into_worker};
 use crate::config::SSE_BINDING;
+use crate::context::Scope;
 use crate::http;
 use crate::sse;
 
 /// Internal header carrying the endpoint path from the Worker to the object.
 const ENDPOINT_HEADER: &str = "x-handoff-endpoint";
+/// Internal header carrying the request's scope (`Scope::to_wire`) from the Worker to the object.
+const SCOPE_HEADER: &str = "x-handoff-scope";
 
 type Sender = UnboundedSender<Result<Vec<u8>>>;
 
-/// GET /<token>/sse: a fresh unguessable session, its object, and the stream the object returns.
-pub async fn open(env: &Env, endpoint_prefix: &str) -> Result<Response> {
+/// GET /<token>/sse or /sse: a fresh unguessable session, its object, and the stream the
+/// object returns. The object serves the opener's scope only.
+pub async fn open(env: &Env, endpoint_prefix: &str, scope: &Scope) -> Result<Response> {
     let session = uuid::Uuid::new_v4().simple().to_string();
     let headers = Headers::new();
     headers.set(
         ENDPOINT_HEADER,
         &sse::endpoint_path(endpoint_prefix, &session),
     )?;
+    headers.set(SCOPE_HEADER, &scope.to_wire())?;
     let request = internal_request("GET", "https://sse.internal/open", &headers, None)?;
     stub(env, &session)?.fetch_with_request(request).await
 }
 
-/// POST /<token>/sse/message?sessionId=…: the body and the headers the core reads, forwarded
-/// to the session's object.
+/// POST /<token>/sse/message?sessionId=… or /sse/message?sessionId=…: the body, the headers
+/// the core reads and the POST's own scope, forwarded to the session's object.
 pub async fn post(
     req: &mut Request,
     env: &Env,
     headers: &http::Headers,
     session: &str,
+    scope: &Scope,
 ) -> Result<Response> {
     let body = req.bytes().await?;
     let forwarded = Headers::new();
     for (name, value) in http::forwarded_headers(headers) {
         forwarded.set(name, value)?;
     }
+    forwarded.set(SCOPE_HEADER, &scope.to_wire())?;
     let request = internal_request(
         "POST",
         "https://sse.internal/message",
@@ -87,6 +101,8 @@ pub struct SseSession {
     env: Env,
     /// The open stream's sender; `None` before open and after the client has gone.
     stream: Rc<RefCell<Option<Sender>>>,
+    /// The scope of the credential that opened the stream; a POST must carry the same.
+    scope: RefCell<Option<Scope>>,
 }
 
 impl DurableObject for SseSession {
@@ -95,6 +111,7 @@ impl DurableObject for SseSession {
             state,
             env,
             stream: Rc::new(RefCell::new(None)),
+            scope: RefCell::new(None),
         }
     }
 
@@ -109,6 +126,10 @@ impl DurableObject for SseSession {
 
 impl SseSession {
     fn open(&self, req: &Request) -> Result<Response> {
+        let Some(scope) = scope_of(req)? else {
+            return into_worker(http::Response::not_found());
+        };
+        *self.scope.borrow_mut() = Some(scope);
         let endpoint = req.headers().get(ENDPOINT_HEADER)?.unwrap_or_default();
         let (tx, rx) = unbounded::<Result<Vec<u8>>>();
         tx.unbounded_send(Ok(sse::endpoint_event(&endpoint).into_bytes()))
@@ -126,6 +147,12 @@ impl SseSession {
         let Some(tx) = self.live_sender() else {
             return into_worker(sse::unknown_session());
         };
+        // A POST whose credential has another scope than the opener's is told what a stranger
+        // is told: this session is not one it can reach.
+        let scope = match scope_of(req)? {
+            Some(scope) if Some(&scope) == self.scope.borrow().as_ref() => scope,
+            _ => return into_worker(sse::unknown_session()),
+        };
         let message = match http::parse_body(&req.bytes().await?) {
             Ok(message) => message,
             Err(refusal) => return into_worker(refusal),
@@ -136,7 +163,7 @@ impl SseSession {
         let slot = self.stream.clone();
         // Answer 202 now; the response follows on the stream when dispatch is done.
         self.state.wait_until(async move {
-            let ctx = context(&db, &headers, config);
+            let ctx = context(&db, &headers, config, scope);
             let (event, diagnostic) = sse::respond(&message, &headers, &ctx).await;
             if let Some(diagnostic) = diagnostic {
                 console_error!("handoff-mcp: {diagnostic}");
@@ -157,6 +184,16 @@ impl SseSession {
         }
         slot.clone()
     }
+}
+
+/// The scope the Worker attached to a request; `None` if it is missing or garbled, which then
+/// reaches nothing.
+fn scope_of(req: &Request) -> Result<Option<Scope>> {
+    Ok(req
+        .headers()
+        .get(SCOPE_HEADER)?
+        .as_deref()
+        .and_then(Scope::from_wire))
 }
 
 /// Writes a comment every KEEPALIVE_SECS until the client goes away, then forgets the stream.

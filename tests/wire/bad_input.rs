@@ -24,6 +24,8 @@ enum Expect {
     Echo(String),
     /// HTTP 202 with an empty body: a notification, which runs nothing.
     Accepted,
+    /// The bare 404 of an unknown path.
+    NotFound,
 }
 
 fn rpc(status: u16, code: i64) -> Expect {
@@ -46,6 +48,8 @@ fn invalid_no_id() -> Expect {
 
 struct Case {
     name: String,
+    /// The path posted to; `None` is the test token's `/test-token/mcp`.
+    path: Option<String>,
     headers: Vec<(&'static str, String)>,
     body: Vec<u8>,
     expect: Expect,
@@ -55,6 +59,7 @@ struct Case {
 fn raw(name: impl Into<String>, body: impl Into<Vec<u8>>, expect: Expect) -> Case {
     Case {
         name: name.into(),
+        path: None,
         headers: Vec::new(),
         body: body.into(),
         expect,
@@ -88,6 +93,7 @@ fn call_params(lane: Lane, name: impl Into<String>, mut params: Json, expect: Ex
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
     Case {
         name: format!("{lane:?} {}", name.into()),
+        path: None,
         headers,
         body: body.to_string().into_bytes(),
         expect,
@@ -125,9 +131,16 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// The server every case starts from: project p1 with a North Star, a focus and one open task.
+/// A read-only token for p1, besides the full test token.
+const READ_ONLY_TOKEN: &str = "ro-token";
+
+/// The server every case starts from: project p1 with a North Star, a focus and one open task,
+/// and a read-only token for p1 besides the full test token.
 fn seeded() -> Server {
-    let s = Server::new();
+    let s = Server::with_vars(&[
+        ("AUTH_TOKEN", crate::support::TOKEN),
+        ("PROJECT_TOKENS", "ro-token=p1:read"),
+    ]);
     s.ok(
         "set_north_star",
         json!({"project_id": "p1", "text": "Ship v1"}),
@@ -147,6 +160,9 @@ fn seeded() -> Server {
 fn check(case: &Case) -> Result<(), String> {
     let s = seeded();
     let before = s.db.dump();
+    if let Some(path) = &case.path {
+        s.credential(path, None);
+    }
     let mut headers = vec![("Content-Type", "application/json")];
     headers.extend(case.headers.iter().map(|(k, v)| (*k, v.as_str())));
     let reply = s.request("POST", &headers, &case.body);
@@ -172,6 +188,12 @@ fn judge(reply: &crate::support::Reply, expect: &Expect) -> Result<(), String> {
         return match (reply.status, reply.body.as_str()) {
             (202, "") => Ok(()),
             _ => fail("expected 202 with an empty body"),
+        };
+    }
+    if let Expect::NotFound = expect {
+        return match (reply.status, reply.body.as_str()) {
+            (404, "Not Found") => Ok(()),
+            _ => fail("expected the bare 404"),
         };
     }
     let Ok(body) = serde_json::from_str::<Json>(&reply.body) else {
@@ -210,7 +232,7 @@ fn judge(reply: &crate::support::Reply, expect: &Expect) -> Result<(), String> {
                 return fail(&format!("expected the id spelt {id}"));
             }
         }
-        Expect::Accepted => unreachable!("handled above"),
+        Expect::Accepted | Expect::NotFound => unreachable!("handled above"),
     }
     Ok(())
 }
@@ -513,6 +535,7 @@ fn odd_ids() {
     let mut modern = json!({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "complete_task", "arguments": {"task_id": "task-1"}, "_meta": meta()}});
     cases.push(Case {
         name: "modern notification tools/call complete_task".into(),
+        path: None,
         headers: vec![
             ("MCP-Protocol-Version", MODERN.into()),
             ("Mcp-Method", "tools/call".into()),
@@ -524,6 +547,7 @@ fn odd_ids() {
     modern["id"] = json!(null);
     cases.push(Case {
         name: "modern tools/call with id null".into(),
+        path: None,
         headers: vec![
             ("MCP-Protocol-Version", MODERN.into()),
             ("Mcp-Method", "tools/call".into()),
@@ -1037,4 +1061,143 @@ fn base64_helper_matches_the_rfc_vectors() {
     ] {
         assert_eq!(base64(plain.as_bytes()), encoded);
     }
+}
+
+/// A case posted to `path` with these Authorization headers (each its own header line).
+fn authorized(name: &str, path: &str, authorization: &[&str], base: Case) -> Case {
+    let mut headers = base.headers;
+    headers.extend(
+        authorization
+            .iter()
+            .map(|a| ("Authorization", (*a).to_owned())),
+    );
+    Case {
+        name: name.into(),
+        path: Some(path.into()),
+        headers,
+        ..base
+    }
+}
+
+#[test]
+fn authorization_headers() {
+    let token = crate::support::TOKEN;
+    let full = format!("Bearer {token}");
+    let read_only = format!("Bearer {READ_ONLY_TOKEN}");
+    let ping = || raw("", ping_with("1"), Expect::Echo("1".into()));
+    let unauthorized = || Expect::Rpc(401, -32000, Json::Null);
+    let two = || Expect::Rpc(400, -32600, Json::Null);
+    let refuse = |name: &str, auth: &[&str], expect: Expect| {
+        authorized(name, "/mcp", auth, Case { expect, ..ping() })
+    };
+    // A write that writes nothing under either scope, so the answer says whose scope served it:
+    // the full token's says p9 does not exist, the read-only token's refuses the write.
+    let focus_p9 = |expect: Expect| {
+        call(
+            Lane::Legacy,
+            "set_focus",
+            json!({"project_id": "p9", "statement": "s"}),
+            expect,
+        )
+    };
+    let cases = vec![
+        refuse("no Authorization header", &[], unauthorized()),
+        refuse("an empty Authorization header", &[""], unauthorized()),
+        refuse("Bearer alone", &["Bearer"], unauthorized()),
+        refuse("Bearer and a space", &["Bearer "], unauthorized()),
+        refuse(
+            "a tab after the scheme",
+            &[&format!("Bearer\t{token}")],
+            unauthorized(),
+        ),
+        refuse(
+            "no space after the scheme",
+            &[&format!("Bearer{token}")],
+            unauthorized(),
+        ),
+        refuse("the token alone", &[token], unauthorized()),
+        refuse(
+            "another scheme",
+            &[&format!("Basic {token}")],
+            unauthorized(),
+        ),
+        refuse(
+            "the token upper-cased",
+            &[&full.to_uppercase()],
+            unauthorized(),
+        ),
+        refuse(
+            "one character short",
+            &[&full[..full.len() - 1]],
+            unauthorized(),
+        ),
+        refuse("one character more", &[&format!("{full}x")], unauthorized()),
+        refuse("two headers, the same token", &[&full, &full], two()),
+        refuse("two headers, two tokens", &[&full, &read_only], two()),
+        refuse(
+            "one header listing two tokens",
+            &[&format!("{full}, {read_only}")],
+            two(),
+        ),
+        refuse("a trailing comma", &[&format!("{full},")], two()),
+        authorized(
+            "lowercase scheme",
+            "/mcp",
+            &[&format!("bearer {token}")],
+            ping(),
+        ),
+        authorized(
+            "upper-case scheme",
+            "/mcp",
+            &[&format!("BEARER {token}")],
+            ping(),
+        ),
+        authorized(
+            "extra spaces",
+            "/mcp",
+            &[&format!("Bearer    {token}")],
+            ping(),
+        ),
+        authorized("spaces around", "/mcp", &[&format!("  {full}  ")], ping()),
+        authorized(
+            "a read-only header token writes nothing",
+            "/mcp",
+            &[&read_only],
+            call(
+                Lane::Legacy,
+                "set_north_star",
+                json!({"project_id": "p1", "text": "x"}),
+                tool("set_north_star was refused: this token is read-only"),
+            ),
+        ),
+        // A path token and a different header token at once: the path token wins.
+        authorized(
+            "read-only path token, full header token: the path wins",
+            &format!("/{READ_ONLY_TOKEN}/mcp"),
+            &[&full],
+            focus_p9(tool("set_focus was refused: this token is read-only")),
+        ),
+        authorized(
+            "full path token, read-only header token: the path wins",
+            &format!("/{token}/mcp"),
+            &[&read_only],
+            focus_p9(tool("No project \"p9\" yet")),
+        ),
+        authorized(
+            "full path token, two header tokens: ignored",
+            &format!("/{token}/mcp"),
+            &[&read_only, "Bearer junk"],
+            ping(),
+        ),
+        authorized(
+            "wrong path token, full header token",
+            "/wrong/mcp",
+            &[&full],
+            Case {
+                expect: Expect::NotFound,
+                ..ping()
+            },
+        ),
+    ];
+    run("authorization", cases);
 }

@@ -4,6 +4,7 @@ mod support;
 
 mod bad_input;
 mod catalog;
+mod credentials;
 mod http_rules;
 mod legacy;
 mod memory;
@@ -13,3 +14,4 @@ mod store;
 mod tidy;
 mod tools;
 mod upgrade;
+mod web;

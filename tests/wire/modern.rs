@@ -28,7 +28,7 @@ fn discover_is_exact() {
     assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
     assert_eq!(
         result["capabilities"],
-        json!({"tools": {}, "resources": {}, "prompts": {}})
+        json!({"tools": {}, "resources": {}, "prompts": {}, "extensions": {"io.modelcontextprotocol/ui": {}}})
     );
     assert_eq!(result["ttlMs"], 300000);
     assert_eq!(result["cacheScope"], "public");

@@ -34,20 +34,24 @@ fn every_tool_call_is_one_round_trip() {
     assert_eq!(s.db.batches.get(), before);
 }
 
+/// SQLite's query plan of a statement, one step per line.
+fn query_plan(sql: &str, params: &[Option<&str>]) -> Vec<String> {
+    let s = Server::new();
+    let mut stmt =
+        s.db.conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap();
+    stmt.query_map(rusqlite::params_from_iter(params), |r| {
+        r.get::<_, String>(3)
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
 #[test]
 fn the_open_deferred_query_uses_the_partial_index() {
-    let s = Server::new();
-    let plan: Vec<String> =
-        s.db.conn
-            .prepare(&format!(
-                "EXPLAIN QUERY PLAN {}",
-                handoff_mcp::store::LOAD_STATE
-            ))
-            .unwrap()
-            .query_map(["p"], |r| r.get::<_, String>(3))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+    let plan = query_plan(handoff_mcp::store::LOAD_STATE, &[Some("p")]);
     assert!(
         plan.iter()
             .any(|step| step == "SEARCH task USING INDEX task_open_deferred (project_id=?)"),
@@ -109,4 +113,25 @@ fn get_state_stays_flat_as_history_grows() {
         "VM steps: {small} with 10 tasks, {big} with 11,010"
     );
     assert_eq!(s.state_text("big").lines().count(), 13);
+}
+
+#[test]
+fn the_web_list_counts_through_the_partial_index() {
+    let plan = query_plan(
+        handoff_mcp::store::PROJECT_SUMMARIES,
+        &[Some(""), Some("100"), None],
+    );
+    // Each count searches an index of open tasks by project (SQLite picks one of the partial
+    // indexes on status = 'open'); no count scans the task table.
+    let searches = plan
+        .iter()
+        .filter(|step| {
+            step.starts_with("SEARCH t USING INDEX task_open_") && step.contains("project_id=?")
+        })
+        .count();
+    assert_eq!(searches, 2, "{plan:?}");
+    assert!(
+        plan.iter().all(|step| !step.starts_with("SCAN t")),
+        "no task scan: {plan:?}"
+    );
 }

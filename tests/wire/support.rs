@@ -2,11 +2,11 @@
 //! driven with raw JSON-RPC strings. Tests compare JSON or text; they pin no internal API
 //! beyond `http::plan`/`http::serve_mcp`, `Config`, the request context and the `Sql` trait.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::ops::Deref;
 
-use handoff_mcp::config::Config;
-use handoff_mcp::context::{Caller, Ctx};
+use handoff_mcp::config::{Config, ALLOWED_ORIGINS_VAR, AUTH_TOKEN_VAR};
+use handoff_mcp::context::{Caller, Ctx, Scope};
 use handoff_mcp::http::Headers;
 use handoff_mcp::store::{LocalFuture, Rows, Sql, Stmt, StoreError};
 use serde_json::{json, Value as Json};
@@ -59,7 +59,7 @@ impl Sqlite {
     /// Every row of every table, for "nothing was written" checks.
     pub fn dump(&self) -> String {
         let mut out = String::new();
-        for table in ["project", "focus", "task"] {
+        for table in ["project", "focus", "task", "event"] {
             let mut stmt = self
                 .conn
                 .prepare(&format!("SELECT * FROM {table} ORDER BY rowid"))
@@ -96,12 +96,17 @@ impl Sql for Sqlite {
 }
 
 pub const TOKEN: &str = "test-token";
+/// The origin the test server's own pages are served from.
+pub const ORIGIN: &str = "https://handoff.example";
 
 /// A server: config, database and a deterministic id source.
 pub struct Server {
     pub db: Sqlite,
     pub config: Config,
     next_id: Cell<u32>,
+    /// Where requests go and the Authorization header they carry, if any: `/test-token/mcp`
+    /// and none, until a test says otherwise with `credential`.
+    via: RefCell<(String, Option<String>)>,
     /// The server clock, UTC ms; starts at `NOW_MS`, tests move it.
     pub now: Cell<i64>,
 }
@@ -135,16 +140,35 @@ impl Server {
 
     /// A server over an existing database.
     pub fn on(db: Sqlite) -> Server {
+        Server::configured(db, &[(AUTH_TOKEN_VAR, TOKEN)])
+    }
+
+    /// A server configured from these variables (ALLOWED_ORIGINS is https://app.example unless
+    /// given), as the Worker reads its env.
+    pub fn with_vars(vars: &[(&str, &str)]) -> Server {
+        Server::configured(Sqlite::migrated(), vars)
+    }
+
+    fn configured(db: Sqlite, vars: &[(&str, &str)]) -> Server {
+        let config = Config::from_lookup(|name| {
+            let given = vars.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
+            if name == ALLOWED_ORIGINS_VAR {
+                return Some(given.unwrap_or("https://app.example").to_owned());
+            }
+            given.map(str::to_owned)
+        });
         Server {
             db,
-            config: Config {
-                token: Some(TOKEN.into()),
-                allowed_origins: vec!["https://app.example".into()],
-                ..Config::default()
-            },
+            config,
             next_id: Cell::new(0),
+            via: RefCell::new((format!("/{TOKEN}/mcp"), None)),
             now: Cell::new(NOW_MS),
         }
+    }
+
+    /// Sends the requests that follow to `path`, with this Authorization header if any.
+    pub fn credential(&self, path: &str, authorization: Option<&str>) {
+        *self.via.borrow_mut() = (path.to_owned(), authorization.map(str::to_owned));
     }
 
     /// The request context: this server's SQLite, `task-N` ids and the pinned clock.
@@ -158,16 +182,58 @@ impl Server {
             db: &self.db,
             ids: &new_id,
             clock: &now,
-            caller: Caller::from_user_agent(user_agent),
+            caller: Caller::new(user_agent, Scope::All),
             focus_stale_days: 7,
         })
     }
 
-    /// Raw request to the MCP endpoint, planned like the Worker plans it.
+    /// Raw request to the MCP endpoint, planned like the Worker plans it (which also replaces
+    /// the context's scope with the one the credential grants).
     pub fn request(&self, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+        let (path, authorization) = self.via.borrow().clone();
+        let mut all = headers.to_vec();
+        if let Some(authorization) = &authorization {
+            all.push(("Authorization", authorization));
+        }
+        self.request_to(method, &path, &all, body)
+    }
+
+    /// Raw request to any path, with exactly these headers.
+    pub fn request_to(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Reply {
         let headers = Headers::new(headers.iter().copied());
         let res = self.with_ctx(headers.get("user-agent"), |ctx| {
-            handoff_mcp::sqlite::serve_mcp(&self.config, method, &headers, body, ctx)
+            handoff_mcp::sqlite::serve_mcp(&self.config, method, path, &headers, body, ctx)
+        });
+        Reply {
+            status: res.status,
+            headers: res.headers,
+            body: res.body,
+        }
+    }
+
+    /// Raw request to any path (a query after `?`), planned and served like the Worker does,
+    /// as if the request URL's origin were `ORIGIN`.
+    pub fn http(&self, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+        let headers = Headers::new(headers.iter().copied());
+        let (path, query) = match target.split_once('?') {
+            Some((path, query)) => (path, Some(query)),
+            None => (target, None),
+        };
+        let req = handoff_mcp::http::Request {
+            method,
+            path,
+            query,
+            headers: &headers,
+            own_origin: ORIGIN,
+        };
+        let res = self.with_ctx(headers.get("user-agent"), |ctx| {
+            handoff_mcp::sqlite::serve(&req, &self.config, body, ctx)
         });
         Reply {
             status: res.status,

@@ -183,3 +183,39 @@ fn binding_and_variable_names_live_in_config_rs_only() {
         }
     }
 }
+
+#[test]
+fn credentials_are_read_and_compared_in_one_place_each() {
+    assert_none(
+        "a token comparison outside config.rs",
+        offenders(&["config.rs"], |l| l.contains("constant_time_eq(")),
+    );
+    assert_none(
+        "the Authorization header read outside http.rs",
+        offenders(&["http.rs"], |l| {
+            l.to_ascii_lowercase().contains("\"authorization\"")
+        }),
+    );
+    // A client that finds OAuth metadata starts a flow this server does not offer.
+    assert_none(
+        "OAuth metadata served",
+        offenders(&[], |l| {
+            l.contains("well-known") || l.contains("resource_metadata")
+        }),
+    );
+}
+
+#[test]
+fn page_markup_comes_from_literals_only() {
+    // `web::html::Html::raw` takes `&'static str`: a leaked String is the one way a stored
+    // string could pass as markup, so nothing in src/ leaks one.
+    assert_none(
+        "a leaked string (it could reach a page as markup)",
+        offenders(&[], |l| l.contains(".leak(") || l.contains("Box::leak")),
+    );
+    // And only html.rs writes into a page's buffer; the other web files go through `Html`.
+    assert_none(
+        "a page buffer written outside web/html.rs",
+        offenders(&["web/html.rs"], |l| l.contains(".0.push")),
+    );
+}

@@ -1,0 +1,56 @@
+# shellcheck shell=bash
+# What the test scripts share: step headings, free loopback ports, fresh tokens, starting a
+# `wrangler dev` in its own process group and waiting until it answers, stopping a process group,
+# and the token scan of log files. Sourced after scripts/toolchain.sh (it needs $WRANGLER).
+# Every wait here is bounded.
+
+step() { printf '\n=== %s\n' "$*"; }
+
+# free_port: a TCP port on 127.0.0.1 that nothing listens on right now.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# mint_token PREFIX: PREFIX- and 32 random hex digits.
+mint_token() { printf '%s-%s\n' "$1" "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"; }
+
+# start_wrangler_dev LOG PORT ARGS...: `wrangler dev` on 127.0.0.1:PORT with its own inspector port, in a
+# process group of its own (setsid), console to LOG, then waits up to 300 s for /healthz. Sets
+# DEV_PID (the group's id). Returns 1, with the log printed, if it exits or never answers.
+start_wrangler_dev() {
+  local log=$1 port=$2
+  shift 2
+  setsid "$WRANGLER" dev --ip 127.0.0.1 --port "$port" --inspector-port "$(free_port)" \
+    --log-level warn "$@" >"$log" 2>&1 &
+  DEV_PID=$!
+  wait_up "http://127.0.0.1:$port/healthz" "$DEV_PID" "$log"
+}
+
+# wait_up URL PID LOG: waits up to 300 s (a first start builds the Worker) for URL to answer while PID lives.
+wait_up() {
+  local _
+  for _ in $(seq 1 600); do
+    curl -fsS "$1" >/dev/null 2>&1 && return 0
+    kill -0 "$2" 2>/dev/null || { cat "$3" >&2; echo "wrangler dev exited early" >&2; return 1; }
+    sleep 0.5
+  done
+  cat "$3" >&2
+  echo "wrangler dev did not come up in 300 s" >&2
+  return 1
+}
+
+# stop_group PID [SIGNAL]: signals the whole process group PID leads (default TERM) and reaps it.
+stop_group() {
+  [[ -n "${1:-}" ]] || return 0
+  kill "-${2:-TERM}" -- "-$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
+# token_hits FILE... -- TOKEN...: how many lines of the files hold any of the tokens.
+token_hits() {
+  local files=() tokens=()
+  while [[ $# -gt 0 && $1 != -- ]]; do files+=("$1"); shift; done
+  shift
+  tokens=("$@")
+  local patterns=()
+  for t in "${tokens[@]}"; do patterns+=(-e "$t"); done
+  cat "${files[@]}" | grep -cF "${patterns[@]}" || true
+}

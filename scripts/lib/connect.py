@@ -1,0 +1,115 @@
+"""What to paste into each Claude client, for a local or a deployed handoff-mcp.
+
+scripts/dev (and scripts/dev --print) and scripts/deploy print this banner; nothing else writes
+client instructions, so the two cannot drift apart. Python 3 standard library only.
+
+The banner is read by people and by a test that runs its lines against a real server, so two
+parts have a fixed shape:
+  - the Claude Code command is alone on a line that starts with `claude mcp add `;
+  - the claude_desktop_config.json text is one JSON object between the lines DESKTOP_BEGIN and
+    DESKTOP_END.
+
+Usage: connect.py local|deployed MCP_URL MCP_REMOTE_VERSION MCP_REMOTE_NODE [STATE_DIR]
+"""
+
+import json
+import sys
+
+DESKTOP_BEGIN = "--- BEGIN claude_desktop_config.json ---"
+DESKTOP_END = "--- END claude_desktop_config.json ---"
+# The name the server is registered under in both clients.
+SERVER_NAME = "handoff"
+
+
+def claude_code_line(mcp_url):
+    # User scope: the same handoff server in every folder Claude Code is started from.
+    return f"claude mcp add --transport http --scope user {SERVER_NAME} {mcp_url}"
+
+
+def claude_code_header_line(mcp_url):
+    """The same server with the token in an Authorization header instead of the URL, so it stays
+    out of the URL (and out of `claude mcp list`)."""
+    origin, _, rest = mcp_url.partition("://")
+    host, _, path = rest.partition("/")
+    token = path[: -len("/mcp")] if path.endswith("/mcp") else path
+    return (
+        f"claude mcp add --transport http --scope user {SERVER_NAME} {origin}://{host}/mcp "
+        f'--header "Authorization: Bearer {token}"'
+    )
+
+
+def desktop_config(mcp_url, mcp_remote_version):
+    """claude_desktop_config.json with the one entry: Claude Desktop starts mcp-remote (a local
+    stdio server) through npx, and mcp-remote forwards to the HTTP endpoint. The version is
+    pinned so a new mcp-remote release cannot change what runs; `-y` lets npx fetch it without
+    asking, since Claude Desktop gives it no terminal. http-only: the endpoint is Streamable HTTP,
+    so the bridge never falls back to the legacy SSE transport."""
+    args = ["-y", f"mcp-remote@{mcp_remote_version}", mcp_url, "--transport", "http-only"]
+    return {"mcpServers": {SERVER_NAME: {"command": "npx", "args": args}}}
+
+
+def sse_url(mcp_url):
+    return mcp_url[: -len("/mcp")] + "/sse" if mcp_url.endswith("/mcp") else mcp_url
+
+
+def banner(kind, mcp_url, mcp_remote_version, mcp_remote_node, state_dir=None):
+    desktop = json.dumps(desktop_config(mcp_url, mcp_remote_version), indent=2)
+    if kind == "local":
+        origin = mcp_url.split("/", 3)[:3]
+        head = [
+            f"  handoff-mcp, local: {'/'.join(origin)} (local D1 in {state_dir or '.wrangler/state'})",
+            f"  MCP endpoint: {mcp_url}",
+        ]
+        code_note = "  Claude Code (it reaches this machine's loopback). Run this, then `claude mcp list` shows"
+        desktop_title = "  Claude Desktop, this local server: put this in claude_desktop_config.json"
+        remote = [
+            "  claude.ai, Claude Desktop's Settings > Connectors and the Claude mobile apps connect from",
+            "  Anthropic's servers, not from this machine: a 127.0.0.1 URL cannot work there. They need",
+            "  the public https URL that scripts/deploy prints.",
+        ]
+    else:
+        head = [f"  handoff-mcp, deployed. MCP endpoint (the token in it is the only credential):", f"  {mcp_url}"]
+        code_note = "  Claude Code. Run this, then `claude mcp list` shows"
+        desktop_title = "  Claude Desktop without a connector (optional): claude_desktop_config.json"
+        remote = [
+            "  claude.ai and Claude Desktop: Settings > Connectors > Add custom connector, paste the",
+            "  MCP endpoint above as the URL, no OAuth fields. The Claude mobile apps use the connectors",
+            "  of your claude.ai account; add it there once.",
+        ]
+    lines = [
+        "",
+        *head,
+        "",
+        code_note,
+        f"  `{SERVER_NAME}: … (HTTP) - ✔ Connected`:",
+        claude_code_line(mcp_url),
+        "  or, with the token in a header rather than in the URL:",
+        "  " + claude_code_header_line(mcp_url),
+        "",
+        desktop_title,
+        "  (Settings > Developer > Edit Config; merge the entry into an existing \"mcpServers\"),",
+        "  then restart Claude Desktop. It runs the mcp-remote bridge through npx, which needs",
+        f"  Node {mcp_remote_node} or later on the PATH Claude Desktop starts programs with.",
+        DESKTOP_BEGIN,
+        desktop,
+        DESKTOP_END,
+        "",
+        *remote,
+        "",
+        "  Any other MCP client: Streamable HTTP at the MCP endpoint; a client that speaks only the",
+        f"  legacy HTTP+SSE transport (2024-11-05) uses {sse_url(mcp_url)}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv):
+    if len(argv) not in (5, 6) or argv[1] not in ("local", "deployed"):
+        sys.stderr.write(__doc__)
+        return 2
+    sys.stdout.write(banner(argv[1], argv[2], argv[3], argv[4], argv[5] if len(argv) == 6 else None))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

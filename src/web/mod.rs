@@ -1,0 +1,353 @@
+//! The human view: the state as web pages under the token, and forms that are the write tools.
+//! `plan` routes a web path (pure, like `http::plan`); `serve` renders a page, or runs a posted
+//! form through `tools::call` with the tool's own definition, so a form has exactly the tool's
+//! validation, limits and writes, attributed to the client `web`, then redirects back (303) or
+//! shows the tool's refusal. `access` is the one place that decides what a token may see and
+//! do here.
+//!
+//! Every web response carries `HEADERS` (a CSP without script, no framing, no referrer across
+//! origins, no caching). A POST must come from this server's own origin. Links and form actions
+//! are relative, so no page holds the token. No SQL, no `worker::*` and no escaping by hand
+//! here: markup is built in `html`.
+
+pub mod card;
+pub mod form;
+mod html;
+mod svg;
+
+use serde_json::{Map, Value as Json};
+
+use crate::context::{Caller, Ctx, Scope};
+use crate::error::Error;
+use crate::http::{self, Plan, Request, Response, MAX_BODY_BYTES};
+use crate::model;
+use crate::render;
+use crate::store;
+use crate::tools::{self, ToolDef};
+use html::Refused;
+
+/// The client name the tools record for a write made through the pages.
+pub const CLIENT: &str = "web";
+/// Projects per page of the list.
+pub const PAGE: usize = 100;
+/// The status of a page that shows a tool's refusal: the form was read, the tool said no.
+const REFUSED: u16 = 422;
+/// The form encoding every page form posts.
+pub const FORM_TYPE: &str = "application/x-www-form-urlencoded";
+
+/// The headers of every web response. The CSP allows no script at all, styles only inline,
+/// images only from here or `data:`, forms only to here; `frame-ancestors 'none'` (and the
+/// older `X-Frame-Options`) keeps the pages out of other sites' frames. The token is in the URL, so the referrer never leaves this
+/// origin, and nothing is cached.
+pub const HEADERS: [(&str, &str); 6] = [
+    ("content-type", "text/html; charset=utf-8"),
+    (
+        "content-security-policy",
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; \
+         form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    ),
+    ("referrer-policy", "same-origin"),
+    ("cache-control", "no-store"),
+    ("x-content-type-options", "nosniff"),
+    ("x-frame-options", "DENY"),
+];
+
+/// A planned web request: a page to render, or a form post whose body is to be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// The projects, in id order, after `after` (exclusive).
+    Index {
+        after: Option<String>,
+    },
+    Project {
+        id: String,
+    },
+    /// A form of the project's page: the write tool it runs.
+    Form {
+        project: String,
+        tool: &'static str,
+    },
+}
+
+impl Action {
+    /// Whether the shell must read the body before `serve`.
+    pub fn reads_body(&self) -> bool {
+        matches!(self, Action::Form { .. })
+    }
+}
+
+/// Where a page's URL sits under `/<token>/`, for relative links back up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Depth {
+    /// `/<token>/`.
+    Top,
+    /// `/<token>/projects/<id>`.
+    Project,
+    /// `/<token>/projects/<id>/<tool>`, where a refused form is shown.
+    Tool,
+}
+
+impl Depth {
+    fn up(self) -> &'static str {
+        match self {
+            Depth::Top => "./",
+            Depth::Project => "../",
+            Depth::Tool => "../../",
+        }
+    }
+}
+
+/// Whether a path after the token is one of the pages' (`http::route` asks).
+pub fn is_web_path(tail: &str) -> bool {
+    tail.is_empty() || tail.starts_with("projects/")
+}
+
+/// The plan for a web request under a path token whose credential grants `scope`: every rule
+/// that needs no body. A path that is not a page is the bare 404 of every unknown path.
+pub fn plan(req: &Request<'_>, scope: Scope) -> Plan {
+    // The path after `/<token>/` (`http::route` sent only such paths here).
+    let tail = req.path[1..].split_once('/').map_or("", |(_, tail)| tail);
+    let mut segments = tail.split('/');
+    let action = match (
+        segments.next(),
+        segments.next(),
+        segments.next(),
+        segments.next(),
+    ) {
+        (Some(""), None, ..) => match index_cursor(req.query) {
+            Ok(after) => Action::Index { after },
+            Err(error) => return Plan::Respond(refusal(&error)),
+        },
+        (Some("projects"), Some(id), None, _) if model::is_project_id(id) => {
+            Action::Project { id: id.to_owned() }
+        }
+        (Some("projects"), Some(id), Some(tool), None) if model::is_project_id(id) => {
+            match write_tool(tool) {
+                Some(def) => Action::Form {
+                    project: id.to_owned(),
+                    tool: def.name,
+                },
+                None => return Plan::Respond(Response::not_found()),
+            }
+        }
+        _ => return Plan::Respond(Response::not_found()),
+    };
+    let allow: &'static [&'static str] = match action {
+        Action::Form { .. } => &["POST"],
+        _ => &["GET"],
+    };
+    if !allow.contains(&req.method) {
+        return Plan::Respond(refusal(&Error::MethodNotAllowed { allow }));
+    }
+    if action.reads_body() {
+        if !same_origin(req) {
+            return Plan::Respond(refusal(&Error::ForbiddenOrigin));
+        }
+        if let Some(error) = http::body_headers_refusal(req.headers, FORM_TYPE) {
+            return Plan::Respond(refusal(&error));
+        }
+    }
+    Plan::Web { action, scope }
+}
+
+/// A write tool by name: every tool that is not read-only has a form.
+fn write_tool(name: &str) -> Option<&'static ToolDef> {
+    tools::find(name).filter(|def| !def.annotations.read_only)
+}
+
+/// The list's `?after=<project id>`; no query is the first page.
+fn index_cursor(query: Option<&str>) -> Result<Option<String>, Error> {
+    let Some(query) = query.filter(|q| !q.is_empty()) else {
+        return Ok(None);
+    };
+    match query.strip_prefix("after=") {
+        Some(id) if model::is_project_id(id) => Ok(Some(id.to_owned())),
+        _ => Err(Error::InvalidRequest(
+            "the list takes only ?after=<project id>".into(),
+        )),
+    }
+}
+
+/// A form post must carry this server's own origin: a browser sends `Origin` with every POST,
+/// and a page of ours (whose referrer policy is `same-origin`) sends our origin itself, so an
+/// absent Origin, `null`, or any other origin is a post we did not serve the form for.
+fn same_origin(req: &Request<'_>) -> bool {
+    req.headers
+        .get("origin")
+        .is_some_and(|origin| origin.trim().eq_ignore_ascii_case(req.own_origin))
+}
+
+/// What the caller's credential may do with a project through the pages: the one place the
+/// web view reads the scope. A project it may not read is shown as one that does not exist.
+struct Access {
+    read: bool,
+    /// Whether the page carries the write forms (a post is still the tool's to refuse).
+    write: bool,
+}
+
+fn access(caller: &Caller, project: &str) -> Access {
+    Access {
+        read: caller.scope.may_read(project),
+        write: caller.scope.may_write(project),
+    }
+}
+
+/// An HTML response with the web headers.
+fn html(status: u16, body: String) -> Response {
+    Response {
+        status,
+        headers: HEADERS.iter().map(|&(k, v)| (k, v.to_owned())).collect(),
+        body,
+        diagnostic: None,
+    }
+}
+
+/// A refusal as a page: the error's status, headers and public message; its detail to the log.
+fn refusal(error: &Error) -> Response {
+    let mut response = html(error.page_status(), html::refusal(&error.message()));
+    response.headers.extend(error.headers());
+    response.diagnostic = error.diagnostic().map(str::to_owned);
+    response
+}
+
+/// Carries out a planned web request (`body` is empty for a page).
+pub async fn serve(action: &Action, body: &[u8], ctx: &Ctx<'_>) -> Response {
+    // Every project page is drawn by one call below: the page itself, a form's refusal, and the
+    // page of no project that a credential outside its scope gets.
+    let (id, depth, refused) = match action {
+        Action::Index { after } => {
+            return index(ctx, after.as_deref())
+                .await
+                .unwrap_or_else(|error| refusal(&error))
+        }
+        Action::Project { id } => (id, Depth::Project, None),
+        Action::Form { project, tool } => match form(ctx, project, tool, body).await {
+            Ok(Posted::Written(response)) => return response,
+            Ok(Posted::Refused(refused)) => (project, Depth::Tool, refused),
+            Err(error) => return refusal(&error),
+        },
+    };
+    project(ctx, id, depth, refused.as_ref())
+        .await
+        .unwrap_or_else(|error| refusal(&error))
+}
+
+async fn index(ctx: &Ctx<'_>, after: Option<&str>) -> Result<Response, Error> {
+    // A project-scoped credential lists its one project (`access` says the same of each).
+    let only = ctx.caller.scope.project();
+    let mut projects = store::project_summaries(ctx.db, after, PAGE + 1, only).await?;
+    let more = projects.len() > PAGE;
+    projects.truncate(PAGE);
+    let next = more
+        .then(|| projects.last().map(|p| p.id.as_str()))
+        .flatten();
+    let body = html::index(&html::Index {
+        up: Depth::Top.up(),
+        projects: &projects,
+        next,
+        now_ms: ctx.clock.now_ms(),
+    });
+    Ok(html(200, body))
+}
+
+/// The project's page, or after a refused form the page again with the tool's sentence.
+async fn project(
+    ctx: &Ctx<'_>,
+    id: &str,
+    depth: Depth,
+    refused: Option<&Refused>,
+) -> Result<Response, Error> {
+    let status = if refused.is_some() { REFUSED } else { 200 };
+    let access = access(&ctx.caller, id);
+    let state = match access.read {
+        true => store::load_state(ctx.db, id).await?,
+        false => None,
+    };
+    let Some(state) = state else {
+        // A project cannot be deleted, so this is a mistyped id or one not created yet.
+        let mut sentence = format!("No project \"{id}\" yet; set_north_star creates it.");
+        if let Some(refused) = refused {
+            sentence = format!("{}\n{sentence}", refused.sentence);
+        }
+        let status = if refused.is_some() { REFUSED } else { 404 };
+        return Ok(html(status, html::refusal(&sentence)));
+    };
+    let history = store::load_history(ctx.db, id)
+        .await?
+        .ok_or(Error::Internal {
+            detail: "the project has no history".into(),
+        })?;
+    // get_state's two texts, from the same functions get_state runs.
+    let now_ms = ctx.clock.now_ms();
+    let texts = [
+        render::render(&state),
+        render::reference(&state, now_ms, ctx.focus_stale_days),
+    ];
+    let body = html::project(&html::Project {
+        up: depth.up(),
+        state: &state,
+        texts: &texts,
+        history: &history,
+        now_ms,
+        write: access.write,
+        refused,
+    });
+    Ok(html(status, body))
+}
+
+/// What a form post came to: a write (its 303), or the page to draw again with the tool's
+/// refusal (none when the credential may not read the project: the page of no project).
+enum Posted {
+    Written(Response),
+    Refused(Option<Refused>),
+}
+
+/// Runs a form post: the body decoded strictly, the tool called with the fields as its
+/// arguments and the project id from the URL, then a 303 back to the project's page, or the
+/// page again showing the tool's refusal.
+async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Result<Posted, Error> {
+    if body.len() > MAX_BODY_BYTES {
+        return Err(Error::TooLarge {
+            limit: MAX_BODY_BYTES,
+        });
+    }
+    if !access(&ctx.caller, project_id).read {
+        return Ok(Posted::Refused(None));
+    }
+    let fields = form::decode(body)
+        .map_err(|why| Error::InvalidRequest(format!("the form cannot be read: {why}")))?;
+    let def = write_tool(tool).expect("planned forms name write tools");
+    let mut arguments = Map::new();
+    if def.params.iter().any(|p| p.name == "project_id") {
+        if fields.iter().any(|(name, _)| name == "project_id") {
+            return Err(Error::InvalidRequest(
+                "the page's URL names the project; the form must not".into(),
+            ));
+        }
+        arguments.insert("project_id".into(), Json::String(project_id.to_owned()));
+    }
+    for (name, value) in &fields {
+        arguments.insert(name.clone(), Json::String(value.clone()));
+    }
+    let ctx = Ctx {
+        caller: Caller {
+            client_info: Some(CLIENT.into()),
+            ..ctx.caller.clone()
+        },
+        ..*ctx
+    };
+    let outcome = tools::call(def, Some(&Json::Object(arguments)), &ctx).await?;
+    if outcome.is_error {
+        return Ok(Posted::Refused(Some(Refused {
+            tool: def.name,
+            sentence: outcome.texts.join("\n"),
+            fields,
+        })));
+    }
+    let mut response = html(303, String::new());
+    response.headers.push((
+        "location",
+        format!("{}projects/{project_id}", Depth::Tool.up()),
+    ));
+    Ok(Posted::Written(response))
+}

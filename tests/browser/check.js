@@ -1,0 +1,253 @@
+// The human view in a real browser: headless Chromium (Debian's) driven by playwright-core against
+// a running handoff-mcp. Usage: node tests/browser/check.js http://127.0.0.1:PORT/<token> OUT_DIR
+// (scripts/browser sets PLAYWRIGHT_CORE and CHROMIUM_BIN). It opens the list and a project, submits
+// every form and checks each change through MCP get_state (raw JSON-RPC); it stores hostile strings
+// and checks that no element or dialog comes of them; it checks the security headers and that
+// posts from other origins are refused; it iframes the MCP Apps card in a test host that speaks
+// the extension's postMessage protocol. Screenshots go to OUT_DIR. Prints one line per check and
+// `browser: N passed, M failed`; exits 1 on a failure. Shares no code with the server.
+"use strict";
+const { chromium } = require(process.env.PLAYWRIGHT_CORE);
+const fs = require("node:fs");
+const path = require("node:path");
+
+const base = process.argv[2];
+const out = process.argv[3];
+const origin = new URL(base).origin;
+const suffix = Math.random().toString(16).slice(2, 10);
+const project = `web-${suffix}`;
+const hostile = `web-${suffix}-x`;
+const CARD = "ui://handoff-mcp/state-card.html";
+const HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  "referrer-policy": "same-origin",
+  "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+};
+const XSS = {
+  northStar: "<img src=x onerror=alert(1)>",
+  focus: '"><script>alert(2)</script>',
+  why: "</textarea><iframe srcdoc=x></iframe>",
+  task: "<svg onload=alert(3)>",
+};
+
+let passed = 0;
+let failed = 0;
+function check(name, ok, detail) {
+  if (ok) passed++;
+  else failed++;
+  console.log(`${ok ? "ok" : "FAIL"} - ${name}${ok || detail === undefined ? "" : `: ${detail}`}`);
+}
+
+let rpcId = 0;
+async function rpc(method, params) {
+  const res = await fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcId, method, params }),
+    signal: AbortSignal.timeout(10000),
+  });
+  const body = await res.json();
+  if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
+const call = (name, args) => rpc("tools/call", { name, arguments: args });
+const stateTexts = async (id) => (await call("get_state", { project_id: id })).content.map((c) => c.text);
+const history = async (id) => (await rpc("resources/read", { uri: `handoff://projects/${id}/history` })).contents[0].text;
+
+/// Submits the form of `tool` on the current page by its button (`button` narrows it), and
+/// returns [the POST's response, the page's final response].
+async function submit(page, tool, button = "button") {
+  const posted = page.waitForResponse((r) => r.request().method() === "POST", { timeout: 10000 });
+  const landed = page.waitForNavigation({ timeout: 10000 });
+  await page.click(`form[data-tool=${tool}] ${button}`);
+  return [await posted, await landed];
+}
+
+async function main() {
+  fs.mkdirSync(out, { recursive: true });
+  await call("set_north_star", { project_id: project, text: "Ship the human view 🎯 of handoff-mcp" });
+  await call("set_focus", { project_id: project, statement: "本丸: the project page", why: "people glance at it" });
+  await call("add_task", { project_id: project, body: "Remove the debug logging 🧹", kind: "cleanup" });
+  await call("add_task", { project_id: project, body: "Note the D1 batch limits", kind: "record" });
+
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_BIN,
+    headless: true,
+    timeout: 30000,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(10000);
+    const page = await context.newPage();
+    let dialogs = 0;
+    page.on("dialog", (d) => {
+      dialogs++;
+      d.dismiss().catch(() => {});
+    });
+
+    // The list, and its headers exactly.
+    const list = await page.goto(`${base}/`);
+    const headers = list.headers();
+    check("the list answers 200", list.status() === 200, list.status());
+    for (const [name, value] of Object.entries(HEADERS)) check(`header ${name}: ${value}`, headers[name] === value, headers[name]);
+    const row = page.locator("li", { has: page.locator(`a[href="./projects/${project}"]`) });
+    const rowText = await row.innerText();
+    check("the list shows the project's North Star, focus, age and counts", rowText.includes("🎯 Ship the human view 🎯 of handoff-mcp") && rowText.includes("▶ 本丸: the project page") && /focus set (just now|\d+ min ago)/.test(rowText) && rowText.includes("1 cleanup · 1 record"), rowText);
+    check("the page holds no token", !(await page.content()).includes(new URL(base).pathname.slice(1)));
+
+    // The project page, reached by its link, shows what the model sees.
+    await Promise.all([page.waitForNavigation(), row.locator("a").click()]);
+    check("the link leads to the project page", page.url() === `${base}/projects/${project}`, page.url());
+    const model = await stateTexts(project);
+        const pres = await page.$$eval("pre", (els) => els.map((e) => e.textContent));
+    check("the page shows get_state's two texts as the model gets them", JSON.stringify(pres.slice(0, 2)) === JSON.stringify(model), JSON.stringify(pres));
+    check("the page shows the history resource's text", pres[2] === (await history(project)), pres[2]);
+    const labels = await page.$$eval("input, textarea, select", (els) => els.filter((e) => !e.labels || e.labels.length === 0).map((e) => e.name));
+    check("every field has a real <label>", labels.length === 0, labels.join(","));
+    await page.screenshot({ path: path.join(out, "project-desktop.png"), fullPage: true });
+
+    // Each form is its tool.
+    let [posted, landed] = await (async () => {
+      await page.fill("form[data-tool=set_north_star] textarea[name=text]", "Ship the human view of handoff-mcp, tested in a browser");
+      return submit(page, "set_north_star");
+    })();
+    const sent = await posted.request().allHeaders();
+    check("a form posts with our own Origin under referrer policy same-origin", sent.origin === origin && sent["sec-fetch-site"] === "same-origin", `origin=${sent.origin} sec-fetch-site=${sent["sec-fetch-site"]}`);
+    check("set_north_star: 303 back to the page", posted.status() === 303 && landed.status() === 200 && page.url() === `${base}/projects/${project}`, `${posted.status()} ${page.url()}`);
+    check("set_north_star: get_state shows it", (await stateTexts(project))[0].startsWith("🎯 NORTH STAR: Ship the human view of handoff-mcp, tested in a browser\n"));
+
+    await page.fill("#fs", "Write the browser test");
+    await page.fill("#fw", "the pages must work for real");
+    await page.fill("#fd", "scripts/test passes");
+    [posted] = await submit(page, "set_focus");
+    const afterFocus = await stateTexts(project);
+    check("set_focus: get_state shows the focus and its exit criterion", posted.status() === 303 && afterFocus[0].split("\n")[1] === "▶ 本丸（今やる1つ）: Write the browser test（理由: the pages must work for real）" && afterFocus[1].includes("scripts/test passes"), afterFocus.join("\n"));
+
+    await page.fill("#tb", "Screenshot for the README 📸");
+    await page.selectOption("#tk", "record");
+    [posted] = await submit(page, "add_task");
+    check("add_task: get_state lists the new task", posted.status() === 303 && (await stateTexts(project))[0].includes("\n  [record] Screenshot for the README 📸"));
+
+    await page.fill("#ev", "checked in the browser");
+    const cleanup = page.locator("form[data-tool=complete_task] li", { hasText: "Remove the debug logging" });
+    [posted] = await submit(page, "complete_task", `li:has-text("Remove the debug logging") button`);
+    const afterComplete = (await stateTexts(project))[0];
+    check("complete_task: get_state no longer lists the task", posted.status() === 303 && !afterComplete.includes("Remove the debug logging") && (await cleanup.count()) === 0, afterComplete);
+    const log = await history(project);
+    check("the history attributes the form writes to web", log.includes("cleanup task completed: Remove the debug logging 🧹 — evidence: checked in the browser — by web") && log.includes("focus set: Write the browser test") && log.split("\n").filter((l) => l.endsWith("— by web")).length === 3, log);
+    check("the page draws the focus changes", (await page.locator("svg rect").count()) === 2);
+
+    // A refusal shows the tool's own sentence and writes nothing.
+    const before = await stateTexts(project);
+    await page.fill("#fs", "   ");
+    [posted] = await submit(page, "set_focus");
+    const refused = await page.locator("#refused").innerText();
+    check("a refused form shows the tool's sentence (422)", posted.status() === 422 && refused.startsWith("Invalid arguments for set_focus: statement is empty;"), `${posted.status()} ${refused}`);
+    check("a refused form writes nothing", JSON.stringify(await stateTexts(project)) === JSON.stringify(before));
+    await page.goto(`${base}/projects/${project}`);
+
+    // Phone width.
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.screenshot({ path: path.join(out, "project-phone.png"), fullPage: true });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+    check("readable at 375 px: nothing wider than the screen", overflow <= 375, overflow);
+    await page.goto(`${base}/`);
+    await page.screenshot({ path: path.join(out, "list-phone.png"), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.screenshot({ path: path.join(out, "list-desktop.png"), fullPage: true });
+
+    // Hostile stored strings stay characters: no element, no handler, no dialog.
+    await call("set_north_star", { project_id: hostile, text: XSS.northStar });
+    await call("set_focus", { project_id: hostile, statement: XSS.focus, why: XSS.why });
+    await call("add_task", { project_id: hostile, body: XSS.task, kind: "cleanup" });
+    for (const url of [`${base}/`, `${base}/projects/${hostile}`]) {
+      await page.goto(url);
+      await page.waitForTimeout(300);
+      const found = await page.evaluate(() => ({
+        elements: document.querySelectorAll("img, script, iframe, object, embed").length,
+        handlers: [...document.querySelectorAll("*")].filter((e) => [...e.attributes].some((a) => a.name.startsWith("on"))).length,
+        text: document.body.innerText,
+      }));
+      const shown = [XSS.northStar, XSS.focus].concat(url.endsWith(hostile) ? [XSS.why, XSS.task] : []);
+      check(`hostile strings on ${url.replace(base, "")} make no element or handler`, found.elements === 0 && found.handlers === 0, JSON.stringify(found).slice(0, 200));
+      check(`hostile strings on ${url.replace(base, "")} show as their characters`, shown.every((s) => found.text.includes(s)), shown.filter((s) => !found.text.includes(s)).join(" | "));
+    }
+        const textarea = await page.inputValue("#fw");
+    check("a hostile value refills its field verbatim", textarea === XSS.why, textarea);
+    
+
+    // Posts from other origins: a page on another site, and an opaque (data:) one.
+    const beforeForeign = await stateTexts(project);
+    const forged = `<form method=post action="${base}/projects/${project}/set_north_star"><input name=text value=forged><button>go</button></form>`;
+    await page.route("http://evil.example/", (r) => r.fulfill({ contentType: "text/html", body: forged }));
+    for (const [where, url] of [["another origin", "http://evil.example/"], ["an opaque origin (Origin: null)", `data:text/html,${encodeURIComponent(forged)}`]]) {
+      await page.goto(url);
+      const [foreign] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.click("button")]);
+      const origin = await foreign.request().headerValue("origin");
+      check(`a post from ${where} gets 403 (Origin ${origin})`, foreign.status() === 403, foreign.status());
+    }
+    check("posts from other origins wrote nothing", JSON.stringify(await stateTexts(project)) === JSON.stringify(beforeForeign));
+
+    // The MCP Apps card in a test host that speaks the extension's protocol.
+    const tools = (await rpc("tools/list", {})).tools;
+    const uri = tools.find((t) => t.name === "get_state")._meta?.ui?.resourceUri;
+    check("get_state names its card (_meta.ui.resourceUri)", uri === CARD, uri);
+    const resource = (await rpc("resources/read", { uri: CARD })).contents[0];
+    check("the card is text/html;profile=mcp-app", resource.mimeType === "text/html;profile=mcp-app", resource.mimeType);
+    const host = fs.readFileSync(path.join(__dirname, "host.html"), "utf8");
+    await page.route("http://host.test/", (r) =>
+      r.fulfill({ contentType: "text/html", body: host, headers: { "content-security-policy": "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none'; object-src 'none'" } }),
+    );
+    for (const [id, expected] of [
+      [project, { ns: "🎯 Ship the human view of handoff-mcp, tested in a browser", tasks: 2 }],
+      [hostile, { ns: `🎯 ${XSS.northStar}`, tasks: 1 }],
+    ]) {
+      const args = { project_id: id };
+      const result = await call("get_state", args);
+      await page.goto("http://host.test/");
+      const messages = await page.evaluate(([html, result, args]) => window.run(html, result, args), [resource.text, result, args]);
+      const frame = page.frames().find((f) => f !== page.mainFrame());
+      const card = await frame.evaluate(() => ({
+        ns: document.getElementById("ns")?.textContent,
+        fo: document.getElementById("fo")?.textContent,
+        tasks: document.querySelectorAll("li").length,
+        elements: document.querySelectorAll("img, iframe, object, embed").length,
+        scripts: document.scripts.length,
+        project: document.getElementById("p").textContent,
+      }));
+      const methods = messages.map((m) => m.method || `response ${m.id}`);
+      const init = messages[0];
+      check(`card ${id}: ui/initialize first (protocol 2026-01-26), initialized, then size-changed`, init.method === "ui/initialize" && init.params.protocolVersion === "2026-01-26" && typeof init.params.appInfo?.name === "string" && methods[1] === "ui/notifications/initialized" && methods.includes("ui/notifications/size-changed"), methods.join(","));
+      check(`card ${id}: drawn from the tool result's text`, card.ns === expected.ns && card.fo.startsWith("▶ ") && card.tasks === expected.tasks && card.project === id, JSON.stringify(card));
+      check(`card ${id}: no element from stored strings (only the card's own script)`, card.elements === 0 && card.scripts === 1, JSON.stringify(card));
+      check(`card ${id}: answers ui/resource-teardown`, messages.some((m) => m.id === 99 && m.result && !m.method), methods.join(","));
+      if (id === project) await page.screenshot({ path: path.join(out, "card.png") });
+    }
+        const leading = "\n\nStarts with two line breaks";
+    await call("set_north_star", { project_id: hostile, text: leading });
+    await page.goto(`${base}/projects/${hostile}`);
+    const ns = await page.inputValue("#ns");
+    check("a North Star's own leading line breaks survive in its textarea", ns === leading, JSON.stringify(ns));
+    check("no dialog was opened", dialogs === 0, dialogs);
+  } finally {
+    await browser.close();
+  }
+}
+
+const deadline = setTimeout(() => {
+  console.log("FAIL - the browser phase took more than 90 s");
+  console.log(`browser: ${passed} passed, ${failed + 1} failed`);
+  process.exit(1);
+}, 90000);
+main()
+  .catch((e) => check("the browser phase ran to the end", false, e && e.stack ? e.stack.split("\n").slice(0, 3).join(" ") : String(e)))
+  .finally(() => {
+    clearTimeout(deadline);
+    console.log(`browser: ${passed} passed, ${failed} failed`);
+    process.exit(failed ? 1 : 0);
+  });

@@ -1,0 +1,166 @@
+"""A stand-in for the part of the Cloudflare API that wrangler 4.86 calls during scripts/deploy,
+so the real wrangler can run the whole deploy offline (CLOUDFLARE_API_BASE_URL points here).
+
+It keeps what a real account would keep (databases, the migration ledger, Workers, secrets) and
+counts every request, so a test can ask what a run created or replaced: GET /__state.
+The shapes of its answers are those of api.cloudflare.com/client/v4 ({success, errors, messages,
+result}); the outputs in samples/ were recorded from wrangler 4.86 talking to it.
+Any other endpoint answers a Cloudflare-style 404, and is listed in /__state's "unknown".
+
+Usage: fake_cloudflare.py PORT_FILE   (binds a free loopback port and writes it to PORT_FILE)
+"""
+
+import json
+import re
+import sys
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ACCOUNT = "7c5dae5552338874e5053f2534d2767a"
+SUBDOMAIN = "jane-doe"
+V4 = "/client/v4"
+A = f"{V4}/accounts/{ACCOUNT}"
+
+state = {"dbs": [], "applied": {}, "workers": [], "secrets": {}, "requests": [], "unknown": []}
+
+
+def ok(result, info=None):
+    body = {"success": True, "errors": [], "messages": [], "result": result}
+    if info is not None:
+        body["result_info"] = info
+    return 200, body
+
+
+def err(status, code, message):
+    return status, {"success": False, "errors": [{"code": code, "message": message}], "messages": [], "result": None}
+
+
+def page(items):
+    return ok(items, {"page": 1, "per_page": 20, "count": len(items), "total_count": len(items), "total_pages": 1})
+
+
+def now():
+    return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+
+
+def query(db_id, sql):
+    """D1 /query: the migration ledger is the only state that matters to wrangler here."""
+    applied = state["applied"].setdefault(db_id, [])
+    applied += re.findall(r"INSERT INTO d1_migrations \(name\)\s*values \('([^']+)'\)", sql)
+    rows = []
+    if "FROM d1_migrations" in sql:
+        rows = [{"id": i + 1, "name": n, "applied_at": "2026-12-01 09:20:00"} for i, n in enumerate(applied)]
+    meta = {"served_by": "v3-prod", "duration": 0.3, "changes": 0, "last_row_id": 0, "changed_db": False,
+            "size_after": 16384, "rows_read": 0, "rows_written": 0}
+    return ok([{"results": rows, "success": True, "meta": meta}])
+
+
+def route(method, path, body):
+    if path == f"{V4}/user/tokens/verify":
+        return ok({"id": "ed17574386854bf78a67040be0a770b0", "status": "active"})
+    if path == f"{V4}/user":
+        return ok({"id": "f1a2b3c4", "email": "jane@example.com"})
+    if path == f"{V4}/accounts":
+        return page([{"id": ACCOUNT, "name": "Jane@example.com's Account", "type": "standard",
+                      "settings": {"enforce_twofactor": False}, "created_on": "2024-03-02T10:11:12.131415Z"}])
+    if path == f"{V4}/memberships":  # what wrangler picks the account from
+        return page([{"id": "4b1d6e0f5a3c4e2d9b8a7c6f5e4d3c2b", "status": "accepted",
+                      "account": {"id": ACCOUNT, "name": "Jane@example.com's Account"},
+                      "roles": ["Super Administrator - All Privileges"]}])
+    if path == f"{A}/d1/database":
+        if method == "POST":
+            name = json.loads(body)["name"]
+            if any(db["name"] == name for db in state["dbs"]):
+                return err(400, 7502, "A database with that name already exists")
+            db = {"uuid": str(uuid.uuid4()), "name": name, "version": "production", "num_tables": 0,
+                  "file_size": 0, "created_at": now(), "created_in_region": "WEUR", "jurisdiction": None}
+            state["dbs"].append(db)
+            return ok(db)
+        return page(state["dbs"])
+    m = re.fullmatch(rf"{A}/d1/database/({'[0-9a-f-]{36}'})(/query|/raw)?", path)
+    if m:
+        db = next((d for d in state["dbs"] if d["uuid"] == m.group(1)), None)
+        if db is None:
+            return err(404, 7404, "The database could not be found")
+        return query(db["uuid"], json.loads(body).get("sql", "")) if m.group(2) else ok(db)
+    if path == f"{A}/workers/subdomain":
+        return ok({"subdomain": SUBDOMAIN})
+    if path == f"{A}/workers/scripts" and method == "GET":
+        return ok([{"id": w, "migration_tag": "v1"} for w in state["workers"]])
+    m = re.fullmatch(rf"{A}/workers/(scripts|services)/([\w-]+)(/.*)?", path)
+    if m:
+        return worker(method, m.group(1), m.group(2), m.group(3) or "", body)
+    return None
+
+
+def worker(method, kind, name, rest, body):
+    exists = name in state["workers"]
+    version = {"id": str(uuid.uuid4()), "number": len(state["requests"]), "startup_time_ms": 11,
+               "metadata": {"author_email": "jane@example.com", "source": "wrangler", "created_on": now()},
+               "resources": {"script": {"etag": "f00d", "handlers": ["fetch"]}, "bindings": []}}
+    if rest == "" and method == "PUT":  # the first upload creates the Worker
+        state["workers"].append(name)
+        return ok({"id": name, "etag": "e5c0e2f5", "startup_time_ms": 11, "deployment_id": version["id"],
+                   "has_modules": True, "migration_tag": "v1", "tag": "5a6f3c1be1f54b4e9c0a1f2e3d4c5b6a"})
+    if not exists:
+        return err(404, 10090 if kind == "services" else 10007, "This Worker does not exist on your account.")
+    if kind == "services" and rest == "":
+        return ok({"id": name, "default_environment": {"environment": "production", "script": {
+            "id": name, "tag": "5a6f3c1be1f54b4e9c0a1f2e3d4c5b6a", "tags": [], "last_deployed_from": "wrangler"}}})
+    if rest == "/versions" and method == "POST":
+        return ok(version)
+    if rest == "/deployments":
+        deployment = {"id": str(uuid.uuid4()), "source": "wrangler", "strategy": "percentage", "created_on": now(),
+                      "versions": [{"version_id": version["id"], "percentage": 100}]}
+        return ok(deployment if method == "POST" else {"deployments": [deployment]})
+    if rest == "/script-settings":
+        return ok({"logpush": False, "tail_consumers": None, "observability": {"enabled": False}, "tags": []})
+    if rest == "/subdomain":
+        return ok({"enabled": True, "previews_enabled": True})
+    if rest == "/secrets":
+        secrets = state["secrets"].setdefault(name, {})
+        if method == "PUT":
+            secret = json.loads(body)
+            secrets[secret["name"]] = secret["text"]
+            return ok({"name": secret["name"], "type": secret["type"]})
+        return ok([{"name": n, "type": "secret_text"} for n in secrets])
+    return None
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def answer(self):
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length) if length else b""
+        path = self.path.split("?")[0]
+        if path == "/__state":
+            status, out = 200, state
+        else:
+            state["requests"].append(f"{self.command} {path}")
+            found = route(self.command, path, body)
+            if found is None:
+                state["unknown"].append(f"{self.command} {path}")
+                found = err(404, 7003, f"Could not route to {path}, perhaps your object identifier is invalid?")
+            status, out = found
+        data = json.dumps(out).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = answer
+
+
+def main():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with open(sys.argv[1], "w") as f:
+        f.write(str(server.server_address[1]))
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,672 @@
+//! Credentials: the token in the path or in `Authorization: Bearer`, several full tokens at
+//! once (rotation), project-scoped and read-only tokens on every surface, and the fail-closed
+//! answer to a malformed credential table. Driven like the Worker: each request is planned.
+
+use handoff_mcp::context::Scope;
+use handoff_mcp::http::{self, Headers, Plan};
+use serde_json::{json, Value as Json};
+
+use crate::support::{Reply, Server, TOKEN};
+
+const RW: &str = "scoped-rw-token";
+const RO: &str = "scoped-ro-token";
+const PROJECT_TOKENS: &str = "scoped-rw-token=alpha\nscoped-ro-token=alpha:read";
+const PING: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+const JSON: (&str, &str) = ("Content-Type", "application/json");
+const SESSION: &str = "0123456789abcdef0123456789abcdef";
+
+/// A server with the full test token, the two scoped ones, and projects alpha and beta, each
+/// with a North Star and one open cleanup task (task-1 in alpha, task-2 in beta).
+fn scoped() -> Server {
+    let s = Server::with_vars(&[("AUTH_TOKEN", TOKEN), ("PROJECT_TOKENS", PROJECT_TOKENS)]);
+    for id in ["alpha", "beta"] {
+        s.ok(
+            "set_north_star",
+            json!({"project_id": id, "text": format!("{id} star")}),
+        );
+        s.ok(
+            "add_task",
+            json!({"project_id": id, "body": format!("{id} chore"), "kind": "cleanup"}),
+        );
+    }
+    s
+}
+
+fn bearer(token: &str) -> String {
+    format!("Bearer {token}")
+}
+
+/// The plain /mcp path with this bearer token, then the token path of the same token: every
+/// scoped rule must hold both ways.
+fn both_ways(s: &Server, token: &str, check: impl Fn(&str)) {
+    s.credential("/mcp", Some(&bearer(token)));
+    check("header");
+    s.credential(&format!("/{token}/mcp"), None);
+    check("path");
+    s.credential(&format!("/{TOKEN}/mcp"), None);
+}
+
+fn error_of(reply: &Reply) -> (u16, Json, Json) {
+    let body = reply.json();
+    (
+        reply.status,
+        body["id"].clone(),
+        body["error"]["code"].clone(),
+    )
+}
+
+fn plan_of(s: &Server, method: &str, path: &str, headers: &[(&str, &str)]) -> Plan {
+    let headers = Headers::new(headers.iter().copied());
+    let req = http::Request {
+        method,
+        path,
+        query: Some("sessionId=0123456789abcdef0123456789abcdef"),
+        headers: &headers,
+        own_origin: "https://handoff.example",
+    };
+    http::plan(&req, &s.config)
+}
+
+#[test]
+fn the_bearer_header_opens_the_plain_paths() {
+    let s = Server::new();
+    for auth in [
+        "Bearer test-token",
+        "bearer test-token",
+        "BEARER test-token",
+        "Bearer   test-token",
+    ] {
+        s.credential("/mcp", Some(auth));
+        let reply = s.post(&[], PING);
+        assert_eq!(
+            (reply.status, reply.body.as_str()),
+            (200, r#"{"id":1,"jsonrpc":"2.0","result":{}}"#),
+            "{auth:?}"
+        );
+    }
+    s.credential("/mcp", Some("Bearer test-token"));
+    s.ok(
+        "set_north_star",
+        json!({"project_id": "p", "text": "over the header"}),
+    );
+    s.credential(&format!("/{TOKEN}/mcp"), None);
+    assert!(s
+        .state_text("p")
+        .starts_with("🎯 NORTH STAR: over the header\n"));
+    // POST /sse without a token segment is Streamable HTTP too, with the header.
+    s.credential("/sse", Some("Bearer test-token"));
+    assert_eq!(s.post(&[], PING).status, 200);
+}
+
+#[test]
+fn no_or_a_wrong_bearer_is_401_saying_what_to_send() {
+    let s = Server::new();
+    let expected_body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
+        "message": "Unauthorized: send the header Authorization: Bearer <token>, or put the token in the path (/<token>/mcp)"}});
+    for path in ["/mcp", "/sse", "/sse/message"] {
+        for auth in [
+            None,
+            Some(""),
+            Some("Bearer"),
+            Some("Bearer "),
+            Some("Bearer wrong-token"),
+            Some("Bearer test-token-x"),
+            Some("Bearer TEST-TOKEN"),
+            Some("Basic dGVzdC10b2tlbg=="),
+            Some("test-token"),
+            Some("Bearertest-token"),
+        ] {
+            let mut headers = vec![JSON];
+            if let Some(auth) = auth {
+                headers.push(("Authorization", auth));
+            }
+            let reply = s.request_to("POST", path, &headers, PING.as_bytes());
+            let case = format!("{path} {auth:?}");
+            assert_eq!(reply.status, 401, "{case}");
+            assert_eq!(reply.header("www-authenticate"), Some("Bearer"), "{case}");
+            assert_eq!(reply.json(), expected_body, "{case}");
+        }
+    }
+    // The 401 comes before any other rule: a GET, a wrong Origin or no Content-Type alike.
+    for (method, headers) in [
+        ("GET", vec![]),
+        ("POST", vec![("Origin", "https://evil.example")]),
+        ("POST", vec![]),
+    ] {
+        assert_eq!(
+            s.request_to(method, "/mcp", &headers, b"").status,
+            401,
+            "{method} {headers:?}"
+        );
+    }
+}
+
+#[test]
+fn no_oauth_metadata_is_advertised() {
+    let s = Server::new();
+    let unknown = s.request_to("GET", "/no-such-path", &[], b"");
+    assert_eq!((unknown.status, unknown.body.as_str()), (404, "Not Found"));
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/openid-configuration",
+        "/register",
+        "/authorize",
+        "/token",
+    ] {
+        for headers in [vec![], vec![("Authorization", "Bearer test-token")]] {
+            let reply = s.request_to("GET", path, &headers, b"");
+            assert_eq!(
+                (reply.status, &reply.body, &reply.headers),
+                (404, &unknown.body, &unknown.headers),
+                "{path}"
+            );
+        }
+    }
+    let refused = s.request_to("POST", "/mcp", &[JSON], PING.as_bytes());
+    let everything = format!("{:?} {}", refused.headers, refused.body);
+    for oauth in [
+        "resource_metadata",
+        "realm",
+        "authorization_uri",
+        "well-known",
+    ] {
+        assert!(!everything.contains(oauth), "{everything}");
+    }
+}
+
+#[test]
+fn on_a_token_path_the_path_token_alone_decides() {
+    let s = Server::new();
+    let token_path = format!("/{TOKEN}/mcp");
+    for auth in [
+        "Bearer wrong-token",
+        "Basic x",
+        "",
+        "Bearer a, Bearer b",
+        "Bearer test-token",
+    ] {
+        let reply = s.request_to(
+            "POST",
+            &token_path,
+            &[JSON, ("Authorization", auth)],
+            PING.as_bytes(),
+        );
+        assert_eq!(reply.status, 200, "{auth:?}");
+    }
+    // Two Authorization headers, as the Worker sees them (joined), are ignored there too.
+    let reply = s.request_to(
+        "POST",
+        &token_path,
+        &[
+            JSON,
+            ("Authorization", "Bearer x"),
+            ("Authorization", "Bearer y"),
+        ],
+        PING.as_bytes(),
+    );
+    assert_eq!(reply.status, 200);
+    // A wrong path token is the bare 404, even with the right header.
+    let reply = s.request_to(
+        "POST",
+        "/wrong-token/mcp",
+        &[JSON, ("Authorization", "Bearer test-token")],
+        PING.as_bytes(),
+    );
+    assert_eq!(
+        (
+            reply.status,
+            reply.body.as_str(),
+            reply.header("www-authenticate")
+        ),
+        (404, "Not Found", None)
+    );
+}
+
+#[test]
+fn two_authorization_headers_are_400() {
+    let s = Server::new();
+    for headers in [
+        vec![
+            ("Authorization", "Bearer test-token"),
+            ("Authorization", "Bearer test-token"),
+        ],
+        vec![
+            ("Authorization", "Bearer test-token"),
+            ("authorization", "Bearer other"),
+        ],
+        vec![("Authorization", "Bearer test-token, Bearer other")],
+        vec![("Authorization", "Bearer test-token,")],
+    ] {
+        let mut all = vec![JSON];
+        all.extend(headers.iter().copied());
+        let reply = s.request_to("POST", "/mcp", &all, PING.as_bytes());
+        assert_eq!(
+            error_of(&reply),
+            (400, json!(null), json!(-32600)),
+            "{headers:?}"
+        );
+        assert_eq!(
+            reply.json()["error"]["message"],
+            "Bad Request: send one Authorization header, holding one Bearer token"
+        );
+    }
+}
+
+#[test]
+fn sse_over_the_header_names_no_token_and_each_post_needs_the_header() {
+    let s = scoped();
+    let header = bearer(TOKEN);
+    let auth = ("Authorization", header.as_str());
+    assert_eq!(
+        plan_of(&s, "GET", "/sse", &[auth]),
+        Plan::OpenSse {
+            endpoint_prefix: "/sse/message?sessionId=".into(),
+            scope: Scope::All,
+        }
+    );
+    assert_eq!(
+        plan_of(&s, "POST", "/sse/message", &[auth, JSON]),
+        Plan::SseMessage {
+            session: SESSION.into(),
+            scope: Scope::All,
+        }
+    );
+    for headers in [vec![JSON], vec![JSON, ("Authorization", "Bearer nope")]] {
+        match plan_of(&s, "POST", "/sse/message", &headers) {
+            Plan::Respond(r) => assert_eq!(r.status, 401, "{headers:?}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    // A scoped token's session carries its scope, over the header and in the path alike.
+    let alpha_ro = Scope::Project {
+        id: "alpha".into(),
+        write: false,
+    };
+    let header = bearer(RO);
+    assert_eq!(
+        plan_of(&s, "GET", "/sse", &[("Authorization", header.as_str())]),
+        Plan::OpenSse {
+            endpoint_prefix: "/sse/message?sessionId=".into(),
+            scope: alpha_ro.clone(),
+        }
+    );
+    assert_eq!(
+        plan_of(&s, "GET", &format!("/{RO}/sse"), &[]),
+        Plan::OpenSse {
+            endpoint_prefix: format!("/{RO}/sse/message?sessionId="),
+            scope: alpha_ro.clone(),
+        }
+    );
+    assert_eq!(
+        plan_of(&s, "POST", &format!("/{RO}/sse/message"), &[JSON]),
+        Plan::SseMessage {
+            session: SESSION.into(),
+            scope: alpha_ro,
+        }
+    );
+}
+
+#[test]
+fn several_full_tokens_are_accepted_at_once() {
+    let s = Server::with_vars(&[("AUTH_TOKEN", "old-token,new-token")]);
+    for token in ["old-token", "new-token"] {
+        let path = format!("/{token}/mcp");
+        assert_eq!(
+            s.request_to("POST", &path, &[JSON], PING.as_bytes()).status,
+            200
+        );
+        let header = bearer(token);
+        let reply = s.request_to(
+            "POST",
+            "/mcp",
+            &[JSON, ("Authorization", &header)],
+            PING.as_bytes(),
+        );
+        assert_eq!(reply.status, 200, "{token}");
+    }
+    for wrong in ["old-token,new-token", "old", "test-token"] {
+        let path = format!("/{wrong}/mcp");
+        assert_eq!(
+            s.request_to("POST", &path, &[JSON], PING.as_bytes()).status,
+            404,
+            "{wrong}"
+        );
+    }
+}
+
+#[test]
+fn a_scoped_token_reaches_its_project_only_and_never_says_whether_another_exists() {
+    let s = scoped();
+    both_ways(&s, RW, |way| {
+        let before = s.db.dump();
+        for (tool, args) in [
+            ("get_state", json!({"project_id": "beta"})),
+            ("set_north_star", json!({"project_id": "beta", "text": "x"})),
+            ("set_focus", json!({"project_id": "beta", "statement": "x"})),
+            (
+                "add_task",
+                json!({"project_id": "beta", "body": "x", "kind": "main"}),
+            ),
+        ] {
+            let batches = s.db.batches.get();
+            let said = s.err(tool, args.clone());
+            assert_eq!(
+                said,
+                "This token reaches project \"alpha\" only, not \"beta\". Nothing was read or written.",
+                "{way} {tool}"
+            );
+            // The refusal is decided before storage: an existing and a missing project are
+            // refused by the same sentence, after the same (zero) round trips.
+            assert_eq!(s.db.batches.get(), batches, "{way} {tool}");
+            let mut missing = args;
+            missing["project_id"] = json!("no-such-project");
+            assert_eq!(
+                s.err(tool, missing),
+                said.replace("\"beta\"", "\"no-such-project\""),
+                "{way} {tool}"
+            );
+        }
+        assert_eq!(s.db.dump(), before, "{way}: nothing was written");
+        assert!(s
+            .ok("get_state", json!({"project_id": "alpha"}))
+            .to_string()
+            .contains("alpha star"));
+    });
+}
+
+#[test]
+fn a_read_write_scoped_token_may_create_and_change_its_project() {
+    let s = Server::with_vars(&[
+        ("AUTH_TOKEN", TOKEN),
+        ("PROJECT_TOKENS", "fresh-token=fresh"),
+    ]);
+    s.credential("/mcp", Some("Bearer fresh-token"));
+    let created = crate::support::text(&s.ok(
+        "set_north_star",
+        json!({"project_id": "fresh", "text": "made by a scoped token"}),
+    ));
+    assert!(
+        created.starts_with("Created project \"fresh\""),
+        "{created}"
+    );
+    s.ok(
+        "set_focus",
+        json!({"project_id": "fresh", "statement": "go"}),
+    );
+    s.ok(
+        "add_task",
+        json!({"project_id": "fresh", "body": "b", "kind": "record"}),
+    );
+    let done = crate::support::text(&s.ok("complete_task", json!({"task_id": "task-1"})));
+    assert!(done.starts_with("Completed record task task-1"), "{done}");
+    assert!(s
+        .err(
+            "set_north_star",
+            json!({"project_id": "other", "text": "x"})
+        )
+        .starts_with("This token reaches project \"fresh\" only"));
+}
+
+#[test]
+fn complete_task_of_another_project_reads_as_an_unknown_task() {
+    let s = scoped();
+    both_ways(&s, RW, |way| {
+        let before = s.db.dump();
+        let other = s.err("complete_task", json!({"task_id": "task-2"}));
+        let unknown = s.err("complete_task", json!({"task_id": "task-9"}));
+        assert_eq!(other, unknown.replace("task-9", "task-2"), "{way}");
+        assert!(other.starts_with("No task \"task-2\"."), "{way}: {other}");
+        assert_eq!(s.db.dump(), before, "{way}: beta's task is untouched");
+    });
+    assert_eq!(
+        s.db.stored("SELECT status FROM task WHERE id = 'task-2'"),
+        "open"
+    );
+    s.credential("/mcp", Some(&bearer(RW)));
+    let done = crate::support::text(&s.ok("complete_task", json!({"task_id": "task-1"})));
+    assert!(
+        done.starts_with("Completed cleanup task task-1 in project \"alpha\""),
+        "{done}"
+    );
+}
+
+#[test]
+fn resources_and_the_prompt_obey_the_scope() {
+    let s = scoped();
+    for token in [RW, RO] {
+        both_ways(&s, token, |way| {
+            let listed = s.modern(json!(1), "resources/list", json!({})).json();
+            let uris: Vec<&str> = listed["result"]["resources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["uri"].as_str().unwrap())
+                .collect();
+            assert_eq!(uris, ["handoff://projects/alpha/state"], "{token} {way}");
+            let listed = s
+                .modern(json!(1), "resources/list", json!({"cursor": "alpha"}))
+                .json();
+            assert_eq!(listed["result"]["resources"], json!([]), "{token} {way}");
+
+            for resource in ["state", "history"] {
+                let read = |project: &str| {
+                    let uri = format!("handoff://projects/{project}/{resource}");
+                    s.modern(json!(2), "resources/read", json!({ "uri": uri }))
+                        .json()
+                };
+                let own = read("alpha");
+                assert!(
+                    own["result"]["contents"][0]["text"]
+                        .as_str()
+                        .unwrap()
+                        .contains("alpha"),
+                    "{token} {way} {resource}: {own}"
+                );
+                let other = read("beta");
+                let missing = read("no-such-project");
+                assert_eq!(other["error"]["code"], -32602, "{token} {way} {resource}");
+                assert_eq!(
+                    other.to_string(),
+                    missing.to_string().replace("no-such-project", "beta"),
+                    "{token} {way} {resource}"
+                );
+            }
+
+            let resume = |project: &str| {
+                s.modern(
+                    json!(3),
+                    "prompts/get",
+                    json!({"name": "resume", "arguments": {"project_id": project}}),
+                )
+                .json()
+            };
+            assert!(resume("alpha")["result"]["messages"][0]["content"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("alpha star"));
+            let other = resume("beta");
+            assert_eq!(
+                other["error"]["message"],
+                "This token reaches project \"alpha\" only, not \"beta\". Nothing was read or written.",
+                "{token} {way}"
+            );
+            assert_eq!(
+                other.to_string(),
+                resume("nowhere").to_string().replace("nowhere", "beta")
+            );
+        });
+    }
+}
+
+fn tool_names(s: &Server) -> (Vec<String>, Json) {
+    let result = s.modern(json!(1), "tools/list", json!({})).json()["result"].clone();
+    let names = result["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    (names, result["cacheScope"].clone())
+}
+
+#[test]
+fn tools_list_per_scope_and_never_shared_across_tokens() {
+    let s = scoped();
+    let all = [
+        "get_state",
+        "set_north_star",
+        "set_focus",
+        "add_task",
+        "complete_task",
+    ];
+    assert_eq!(
+        tool_names(&s),
+        (all.map(String::from).to_vec(), json!("private"))
+    );
+    both_ways(&s, RW, |way| {
+        assert_eq!(tool_names(&s).0, all, "{way}");
+    });
+    both_ways(&s, RO, |way| {
+        assert_eq!(
+            tool_names(&s),
+            (vec!["get_state".to_owned()], json!("private")),
+            "{way}"
+        );
+        let legacy = s
+            .legacy("2025-11-25", json!(1), "tools/list", json!({}))
+            .json();
+        assert_eq!(legacy["result"]["tools"].as_array().unwrap().len(), 1);
+    });
+}
+
+#[test]
+fn a_read_only_token_reads_and_writes_nothing() {
+    let s = scoped();
+    both_ways(&s, RO, |way| {
+        let before = s.db.dump();
+        for (tool, args) in [
+            (
+                "set_north_star",
+                json!({"project_id": "alpha", "text": "x"}),
+            ),
+            (
+                "set_focus",
+                json!({"project_id": "alpha", "statement": "x"}),
+            ),
+            (
+                "add_task",
+                json!({"project_id": "alpha", "body": "x", "kind": "cleanup"}),
+            ),
+            ("complete_task", json!({"task_id": "task-1"})),
+            ("complete_task", json!({"task_id": "task-2"})),
+            ("set_north_star", json!({"project_id": "beta", "text": "x"})),
+        ] {
+            let batches = s.db.batches.get();
+            assert_eq!(
+                s.err(tool, args),
+                format!(
+                    "{tool} was refused: this token is read-only, so it can call get_state only. Nothing was written."
+                ),
+                "{way}"
+            );
+            assert_eq!(s.db.batches.get(), batches, "{way} {tool}");
+        }
+        assert_eq!(s.db.dump(), before, "{way}");
+        assert_eq!(s.state_texts("alpha").len(), 2, "{way}");
+        assert!(s
+            .err("get_state", json!({"project_id": "beta"}))
+            .starts_with("This token reaches project \"alpha\" only"));
+    });
+}
+
+#[test]
+fn a_malformed_credential_table_fails_closed() {
+    for vars in [
+        vec![
+            ("AUTH_TOKEN", TOKEN),
+            ("PROJECT_TOKENS", "good=p,broken-entry"),
+        ],
+        vec![("AUTH_TOKEN", TOKEN), ("PROJECT_TOKENS", "=p")],
+        vec![("AUTH_TOKEN", TOKEN), ("PROJECT_TOKENS", "test-token=p")],
+        vec![("AUTH_TOKEN", "test-token,,other")],
+        vec![("AUTH_TOKEN", TOKEN), ("PROJECT_TOKENS", "good=p:write")],
+    ] {
+        let s = Server::with_vars(&vars);
+        let health = s.request_to("GET", "/healthz", &[], b"");
+        assert_eq!((health.status, health.body.as_str()), (200, "ok"));
+        let header = bearer(TOKEN);
+        for (method, path, headers) in [
+            ("POST", format!("/{TOKEN}/mcp"), vec![JSON]),
+            ("GET", format!("/{TOKEN}/sse"), vec![]),
+            (
+                "POST",
+                "/mcp".into(),
+                vec![JSON, ("Authorization", header.as_str())],
+            ),
+            ("POST", "/mcp".into(), vec![JSON]),
+            ("GET", "/".into(), vec![]),
+            ("GET", "/no-such-page".into(), vec![]),
+            (
+                "GET",
+                "/.well-known/oauth-protected-resource".into(),
+                vec![],
+            ),
+        ] {
+            let reply = s.request_to(method, &path, &headers, PING.as_bytes());
+            let case = format!("{vars:?} {method} {path}");
+            assert_eq!(reply.status, 503, "{case}");
+            assert_eq!(
+                reply.json(),
+                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
+                    "message": "Service Unavailable: the server is misconfigured; its operator must fix its tokens"}}),
+                "{case}"
+            );
+            assert_eq!(
+                reply.headers,
+                [("content-type", "application/json".to_owned())],
+                "{case}"
+            );
+        }
+        assert!(s.db.dump().is_empty());
+    }
+}
+
+#[test]
+fn no_reply_holds_a_token() {
+    let s = scoped();
+    let tokens = [TOKEN, RW, RO];
+    let mut replies = Vec::new();
+    for token in tokens {
+        for (path, auth) in [
+            (format!("/{token}/mcp"), None),
+            ("/mcp".to_owned(), Some(bearer(token))),
+            ("/mcp".to_owned(), Some(format!("{}x", bearer(token)))),
+            (format!("/{token}x/mcp"), None),
+        ] {
+            s.credential(&path, auth.as_deref());
+            replies.push(s.post(&[], PING));
+            replies.push(s.modern(json!(1), "tools/list", json!({})));
+            replies.push(s.modern(json!(1), "resources/list", json!({})));
+            replies.push(s.modern(
+                json!(1),
+                "tools/call",
+                json!({"name": "get_state", "arguments": {"project_id": "beta"}}),
+            ));
+            replies.push(s.modern(
+                json!(1),
+                "tools/call",
+                json!({"name": "complete_task", "arguments": {"task_id": "task-2"}}),
+            ));
+            replies.push(s.request("GET", &[], b""));
+        }
+    }
+    assert!(replies.len() > 60);
+    for reply in &replies {
+        let everything = format!("{:?} {}", reply.headers, reply.body);
+        for token in tokens {
+            assert!(!everything.contains(token), "{everything}");
+        }
+    }
+}

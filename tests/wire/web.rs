@@ -1,0 +1,700 @@
+//! The human view over HTTP: routing under the token, the security headers on every response,
+//! what the pages show, the forms as the tools (same validation, same writes), and every
+//! refusal writing nothing. Stored strings are hostile here and must stay characters.
+
+use serde_json::{json, Value as Json};
+
+use crate::support::{texts, Reply, Server, ORIGIN, TOKEN};
+
+const FORM: &str = "application/x-www-form-urlencoded";
+
+/// The exact headers of every web response (a 405 adds `allow`, a 303 `location`).
+const HEADERS: [(&str, &str); 6] = [
+    ("content-type", "text/html; charset=utf-8"),
+    (
+        "content-security-policy",
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    ),
+    ("referrer-policy", "same-origin"),
+    ("cache-control", "no-store"),
+            ("x-content-type-options", "nosniff"),
+    ("x-frame-options", "DENY"),
+];
+
+fn get(s: &Server, path: &str) -> Reply {
+    s.http("GET", path, &[], b"")
+}
+
+/// A form post as a page of ours sends it: our Origin, the form encoding.
+fn post(s: &Server, path: &str, body: &str) -> Reply {
+    s.http(
+        "POST",
+        path,
+        &[("Origin", ORIGIN), ("Content-Type", FORM)],
+        body.as_bytes(),
+    )
+}
+
+fn page(path: &str) -> String {
+    format!("/{TOKEN}/{path}")
+}
+
+fn seeded() -> Server {
+    let s = Server::new();
+    s.ok(
+        "set_north_star",
+        json!({"project_id": "p1", "text": "Ship v1 🎯"}),
+    );
+    s.ok(
+        "set_focus",
+        json!({"project_id": "p1", "statement": "本丸: the store", "why": "all depends on it"}),
+    );
+    s.ok(
+        "add_task",
+        json!({"project_id": "p1", "body": "Remove debug logs", "kind": "cleanup"}),
+    );
+    s.ok(
+        "add_task",
+        json!({"project_id": "p1", "body": "Note D1 limits", "kind": "record"}),
+    );
+    s
+}
+
+/// The text a page shows for a string: HTML-escaped.
+fn escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+fn assert_web_headers(reply: &Reply, extra: &[&str]) {
+    let names: Vec<&str> = reply.headers.iter().map(|(k, _)| *k).collect();
+    let mut expected: Vec<&str> = HEADERS.iter().map(|(k, _)| *k).collect();
+    expected.extend_from_slice(extra);
+    assert_eq!(names, expected, "{}", reply.body);
+    for (name, value) in HEADERS {
+        assert_eq!(reply.header(name), Some(value), "{name}");
+    }
+    assert!(!reply.body.contains(TOKEN), "the token is in a page");
+}
+
+/// Every tag that opens in a page is one the templates write: a stored `<` can only ever be
+/// `&lt;`, so any other tag name would be markup that came from data.
+fn assert_only_template_markup(body: &str) {
+    const TAGS: &[&str] = &[
+        "!doctype", "html", "head", "meta", "title", "style", "body", "nav", "h1", "h2", "a", "b",
+        "p", "div", "span", "ul", "li", "pre", "form", "label", "input", "textarea", "select",
+        "option", "button", "svg", "line", "rect", "text",
+    ];
+    for (i, _) in body.match_indices('<') {
+        let name: String = body[i + 1..]
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '!')
+            .collect();
+        assert!(
+            TAGS.contains(&name.as_str()),
+            "<{name} at {i}: {}",
+            &body[i..]
+        );
+    }
+}
+
+#[test]
+fn pages_live_under_the_token_only() {
+    let s = seeded();
+    let bare = get(&s, "/nope");
+    assert_eq!((bare.status, bare.body.as_str()), (404, "Not Found"));
+    for path in [
+        "/wrong-token/".to_owned(),
+        "/wrong-token/projects/p1".to_owned(),
+        format!("/{TOKEN}"),
+        page("projects/p1/"),
+        page("projects/p1/get_state"),
+        page("projects/p1/nope"),
+        page("projects/p1/set_focus/x"),
+        page("projects/a%20b"),
+        page("projects/-p"),
+        page("projects//x"),
+        page("projectsx"),
+        page("projects"),
+        page("projects/"),
+    ] {
+        for method in ["GET", "POST"] {
+            let reply = s.http(
+                method,
+                &path,
+                &[("Origin", ORIGIN), ("Content-Type", FORM)],
+                b"",
+            );
+            assert_eq!(
+                (reply.status, &reply.headers, &reply.body),
+                (bare.status, &bare.headers, &bare.body),
+                "{method} {path}"
+            );
+        }
+    }
+    for (method, path, allow) in [
+        ("PUT", page(""), "GET"),
+        ("POST", page(""), "GET"),
+        ("POST", page("projects/p1"), "GET"),
+        ("GET", page("projects/p1/set_focus"), "POST"),
+        ("DELETE", page("projects/p1/add_task"), "POST"),
+    ] {
+        let reply = s.http(method, &path, &[], b"");
+        assert_eq!(reply.status, 405, "{method} {path}");
+        assert_eq!(reply.header("allow"), Some(allow));
+        assert_web_headers(&reply, &["allow"]);
+    }
+    let unknown = get(&s, &page("projects/p2"));
+    assert_eq!(unknown.status, 404);
+    assert_web_headers(&unknown, &[]);
+    assert!(unknown.body.contains(&escaped(
+        "No project \"p2\" yet; set_north_star creates it."
+    )));
+}
+
+#[test]
+fn the_list_shows_each_project_in_one_round_trip() {
+    let s = seeded();
+    s.ok(
+        "set_north_star",
+        json!({"project_id": "a0", "text": "Other"}),
+    );
+    let before = s.db.batches.get();
+    let list = get(&s, &page(""));
+    assert_eq!(s.db.batches.get() - before, 1);
+    assert_eq!(list.status, 200);
+    assert_web_headers(&list, &[]);
+    assert_only_template_markup(&list.body);
+    let a0 = list
+        .body
+        .find("href=\"./projects/a0\"")
+        .expect("a0 is linked");
+    let p1 = list
+        .body
+        .find("href=\"./projects/p1\"")
+        .expect("p1 is linked");
+    assert!(a0 < p1, "in id order");
+    for shown in [
+        "🎯 Ship v1 🎯",
+        "▶ 本丸: the store",
+        "1 cleanup · 1 record",
+        "no focus yet",
+        "0 cleanup · 0 record",
+    ] {
+        assert!(list.body.contains(shown), "{shown}");
+    }
+    assert!(!list.body.contains("More projects"));
+}
+
+#[test]
+fn the_list_pages_by_project_id() {
+    let s = Server::new();
+    for i in 0..101 {
+        s.ok(
+            "set_north_star",
+            json!({"project_id": format!("p{i:03}"), "text": "t"}),
+        );
+    }
+    let first = get(&s, &page(""));
+    assert_eq!(first.body.matches("<li>").count(), 100);
+    assert!(first
+        .body
+        .contains("<a href=\"./?after=p099\">More projects →</a>"));
+    let second = get(&s, &page("?after=p099"));
+    assert_eq!(second.body.matches("<li>").count(), 1);
+    assert!(second.body.contains("./projects/p100"));
+    for bad in ["?after=", "?after=a%20b", "?x=1", "?after=p1&x=2"] {
+        let reply = get(&s, &page(bad));
+        assert_eq!(reply.status, 400, "{bad}");
+        assert_web_headers(&reply, &[]);
+    }
+}
+
+#[test]
+fn the_project_page_shows_what_the_model_sees() {
+    let s = seeded();
+    let model = s.state_texts("p1");
+    let reply = get(&s, &page("projects/p1"));
+    assert_eq!(reply.status, 200);
+    assert_web_headers(&reply, &[]);
+    assert_only_template_markup(&reply.body);
+    for text in &model {
+        assert!(
+            reply
+                .body
+                .contains(&format!("<pre>\n{}</pre>", escaped(text))),
+            "{text}"
+        );
+    }
+    // Each open deferred task has its complete button, carrying the id the tool takes.
+    for (id, body) in [
+        ("task-1", "Remove debug logs"),
+        ("task-2", "Note D1 limits"),
+    ] {
+        assert!(reply.body.contains(&format!(
+            "<button name=task_id value=\"{id}\">Complete</button>"
+        )));
+        assert!(reply.body.contains(body));
+    }
+    // The forms start from the current values.
+    assert!(reply.body.contains(">\nShip v1 🎯</textarea>"));
+    assert!(reply.body.contains("value=\"本丸: the store\""));
+    assert!(reply.body.contains("value=\"all depends on it\""));
+}
+
+/// The forms of a page: each `data-tool` with the names of its fields, in order.
+fn forms(body: &str) -> Vec<(String, Vec<String>)> {
+    body.split("<form ")
+        .skip(1)
+        .map(|form| {
+            let form = form.split("</form>").next().unwrap();
+            let tool = form
+                .split("data-tool=")
+                .nth(1)
+                .unwrap()
+                .split(['>', ' '])
+                .next()
+                .unwrap()
+                .to_owned();
+            let mut names: Vec<String> = form
+                .split(" name=")
+                .skip(1)
+                .map(|rest| rest.split([' ', '>']).next().unwrap().to_owned())
+                .collect();
+            names.dedup();
+            (tool, names)
+        })
+        .collect()
+}
+
+#[test]
+fn each_form_is_a_write_tool_with_its_argument_names() {
+    let s = seeded();
+    let listed = s.modern(json!(1), "tools/list", json!({})).json();
+    let params = |tool: &str| -> Vec<String> {
+        let entry = listed["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == tool)
+            .unwrap()
+            .clone();
+        entry["inputSchema"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    };
+    let project = forms(&get(&s, &page("projects/p1")).body);
+    let tools: Vec<&str> = project.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(
+        tools,
+        ["complete_task", "set_north_star", "set_focus", "add_task"]
+    );
+    for (tool, names) in &project {
+        // The project id sits in the action URL; every other argument is a visible field.
+        let mut expected = params(tool);
+        expected.retain(|p| p != "project_id");
+        let mut names = names.clone();
+        names.sort();
+        expected.sort();
+        assert_eq!(names, expected, "{tool}");
+    }
+    // The list only lists: a project starts with set_north_star, from a chat.
+    assert_eq!(forms(&get(&s, &page("")).body), []);
+}
+
+#[test]
+fn forms_run_the_tools_and_redirect_back() {
+    let s = seeded();
+    let back = "../../projects/p1";
+    for (tool, body) in [
+        (
+            "set_north_star",
+            "text=Ship+v2+%E2%80%94+%E6%9C%AC%E4%B8%B8",
+        ),
+        ("set_focus", "statement=Write+the+pages&why="),
+        (
+            "add_task",
+            "body=Screenshot+%F0%9F%8E%AF%0D%0Afor+the+README&kind=record",
+        ),
+        ("complete_task", "task_id=task-1"),
+    ] {
+        let reply = post(&s, &page(&format!("projects/p1/{tool}")), body);
+        assert_eq!(reply.status, 303, "{tool}: {}", reply.body);
+        assert_eq!(reply.header("location"), Some(back));
+        assert_web_headers(&reply, &["location"]);
+        assert_eq!(reply.body, "");
+    }
+    let state = s.state_texts("p1");
+    assert_eq!(
+        state[0],
+        "🎯 NORTH STAR: Ship v2 — 本丸\n▶ 本丸（今やる1つ）: Write the pages\n\
+         — 以下は後処理（北極星達成後・今は着手しない）—\n  [record] Note D1 limits\n  [record] Screenshot 🎯 for the README"
+    );
+    // Stored exactly as typed: the form's CR LF is the tool's to keep.
+    assert_eq!(
+        s.db.stored("SELECT body FROM task WHERE id = 'task-3'"),
+        "Screenshot 🎯\r\nfor the README"
+    );
+}
+
+#[test]
+fn a_refusal_shows_the_tool_s_sentence_and_writes_nothing() {
+    let s = seeded();
+    let before = s.db.dump();
+    let long = "x".repeat(2001);
+    for (path, body, tool, arguments) in [
+        (
+            "projects/p1/set_focus",
+            "statement=+++&why=because".to_owned(),
+            "set_focus",
+            json!({"project_id": "p1", "statement": "   ", "why": "because"}),
+        ),
+        (
+            "projects/p1/set_north_star",
+            format!("text={long}"),
+            "set_north_star",
+            json!({"project_id": "p1", "text": long}),
+        ),
+        (
+            "projects/p1/add_task",
+            "body=b&kind=urgent".to_owned(),
+            "add_task",
+            json!({"project_id": "p1", "body": "b", "kind": "urgent"}),
+        ),
+        (
+            "projects/p1/add_task",
+            "body=b&kind=main&extra=1".to_owned(),
+            "add_task",
+            json!({"project_id": "p1", "body": "b", "kind": "main", "extra": "1"}),
+        ),
+        (
+            "projects/p1/complete_task",
+            "task_id=nope".to_owned(),
+            "complete_task",
+            json!({"task_id": "nope"}),
+        ),
+        (
+            "projects/p7/set_focus",
+            "statement=s".to_owned(),
+            "set_focus",
+            json!({"project_id": "p7", "statement": "s"}),
+        ),
+    ] {
+        let sentence = s.err(tool, arguments);
+        let reply = post(&s, &page(path), &body);
+        assert_eq!(reply.status, 422, "{path} {body}");
+        assert_web_headers(&reply, &[]);
+        assert_only_template_markup(&reply.body);
+        assert!(
+            reply.body.contains(&escaped(&sentence)),
+            "{path}: {sentence}\n{}",
+            reply.body
+        );
+        assert_eq!(s.db.dump(), before, "{path} {body}");
+    }
+    // The refused form keeps what was typed; the others keep the current values.
+    let reply = post(
+        &s,
+        &page("projects/p1/set_focus"),
+        "statement=+&why=%3Cb%3E",
+    );
+    assert!(reply.body.contains("name=statement required value=\" \""));
+    assert!(reply.body.contains("name=why value=\"&lt;b&gt;\""));
+    assert!(reply.body.contains(">\nShip v1 🎯</textarea>"));
+    // Relative links still lead back, one level further up.
+    assert!(reply
+        .body
+        .contains("action=\"../../projects/p1/set_focus\""));
+    assert!(reply.body.contains("<a href=\"../../\">"));
+}
+
+#[test]
+fn posts_that_are_not_our_forms_are_refused_and_write_nothing() {
+    let s = seeded();
+    let before = s.db.dump();
+    let path = page("projects/p1/set_north_star");
+    let body = b"text=hijacked";
+    // (request headers, body, expected status)
+    type Case<'a> = (Vec<(&'a str, &'a str)>, Vec<u8>, u16);
+    let mut cases: Vec<Case> = Vec::new();
+    for origin in [
+        None,
+        Some("null"),
+        Some("https://evil.example"),
+        Some("http://handoff.example"),
+        Some("https://handoff.example.evil"),
+        Some("https://handoff.example:8443"),
+        Some("http://localhost:8787"),
+    ] {
+        let mut headers = vec![("Content-Type", FORM), ("Sec-Fetch-Site", "same-origin")];
+        headers.extend(origin.map(|o| ("Origin", o)));
+        cases.push((headers, body.to_vec(), 403));
+    }
+    for content_type in [
+        "application/json",
+        "text/plain",
+        "multipart/form-data; boundary=x",
+        "",
+    ] {
+        cases.push((
+            vec![("Origin", ORIGIN), ("Content-Type", content_type)],
+            body.to_vec(),
+            415,
+        ));
+    }
+    cases.push((
+        vec![
+            ("Origin", ORIGIN),
+            ("Content-Type", FORM),
+            ("Content-Length", "1048577"),
+        ],
+        body.to_vec(),
+        413,
+    ));
+    let mut big = b"text=".to_vec();
+    big.resize((1 << 20) + 1, b'x');
+    cases.push((vec![("Origin", ORIGIN), ("Content-Type", FORM)], big, 413));
+    for malformed in [
+        &b"text=%zz"[..],
+        b"text=%ff",
+        b"text=a&text=b",
+        b"project_id=p2&text=t",
+    ] {
+        cases.push((
+            vec![("Origin", ORIGIN), ("Content-Type", FORM)],
+            malformed.to_vec(),
+            400,
+        ));
+    }
+    for (headers, body, status) in cases {
+        let reply = s.http("POST", &path, &headers, &body);
+        assert_eq!(reply.status, status, "{headers:?}");
+        assert_web_headers(&reply, &[]);
+        assert_eq!(s.db.dump(), before, "{headers:?}");
+    }
+    // Form encoding with a charset parameter is still the form encoding.
+    let reply = s.http(
+        "POST",
+        &path,
+        &[
+            ("Origin", ORIGIN),
+            (
+                "Content-Type",
+                "application/x-www-form-urlencoded; charset=UTF-8",
+            ),
+        ],
+        b"text=ok",
+    );
+    assert_eq!(reply.status, 303);
+}
+
+#[test]
+fn stored_strings_are_only_ever_text() {
+    let s = Server::new();
+    let hostile = "<img src=x onerror=alert(1)>";
+    s.ok(
+        "set_north_star",
+        json!({"project_id": "p1", "text": hostile}),
+    );
+    s.ok(
+        "set_focus",
+        json!({"project_id": "p1", "statement": "\"><script>alert(2)</script>", "why": "</textarea><b>x'"}),
+    );
+    s.ok(
+        "add_task",
+        json!({"project_id": "p1", "body": "<svg onload=alert(3)>&amp;", "kind": "cleanup"}),
+    );
+    for path in [page(""), page("projects/p1")] {
+        let reply = get(&s, &path);
+        assert_eq!(reply.status, 200);
+        assert_only_template_markup(&reply.body);
+        assert!(reply.body.contains(&escaped(hostile)), "{path}");
+    }
+    let project = get(&s, &page("projects/p1")).body;
+    assert!(project.contains("</span>&lt;svg onload=alert(3)&gt;&amp;amp;</li>"));
+    assert!(project.contains("value=\"&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;\""));
+    assert!(project.contains("value=\"&lt;/textarea&gt;&lt;b&gt;x&#39;\""));
+    assert!(project.contains(">\n&lt;img src=x onerror=alert(1)&gt;</textarea>"));
+}
+
+const CARD: &str = "ui://handoff-mcp/state-card.html";
+
+#[test]
+fn get_state_names_its_card_and_its_result_stays_text() {
+    let s = seeded();
+    for listed in [
+        s.modern(json!(1), "tools/list", json!({})).json(),
+        s.legacy("2025-06-18", json!(1), "tools/list", json!({}))
+            .json(),
+    ] {
+        for tool in listed["result"]["tools"].as_array().unwrap() {
+            let expected = match tool["name"].as_str() {
+                Some("get_state") => json!({"ui": {"resourceUri": CARD}}),
+                _ => Json::Null,
+            };
+            assert_eq!(
+                tool.get("_meta").cloned().unwrap_or(Json::Null),
+                expected,
+                "{tool}"
+            );
+        }
+    }
+    // The card parses these texts; they are what every client gets, and nothing else.
+    let result = s.ok("get_state", json!({"project_id": "p1"}));
+    assert_eq!(texts(&result).len(), 2);
+}
+
+#[test]
+fn the_card_is_a_readable_mcp_app_resource() {
+    let s = seeded();
+    for reply in [
+        s.modern(json!(1), "resources/read", json!({"uri": CARD})),
+        s.legacy(
+            "2025-11-25",
+            json!(1),
+            "resources/read",
+            json!({"uri": CARD}),
+        ),
+    ] {
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let contents = &reply.json()["result"]["contents"];
+        assert_eq!(contents.as_array().unwrap().len(), 1);
+        let card = &contents[0];
+        assert_eq!(card["uri"], CARD);
+        assert_eq!(card["mimeType"], "text/html;profile=mcp-app");
+        assert_eq!(card["_meta"], json!({"ui": {"prefersBorder": true}}));
+        let html = card["text"].as_str().unwrap();
+        assert!(html.starts_with("<!doctype html>"));
+        assert!(html.contains(r#""northStar":"🎯 NORTH STAR: ""#));
+        assert!(html.contains(r#""protocolVersion":"2026-01-26""#));
+        for absent in [
+            "/*CONSTANTS*/",
+            "http:",
+            "https:",
+            "innerHTML",
+            "fetch(",
+            "src=",
+        ] {
+            assert!(!html.contains(absent), "{absent}");
+        }
+    }
+    // Hosts find the card through the tool; the list stays the projects.
+    let listed = s.modern(json!(1), "resources/list", json!({})).json();
+    let uris: Vec<&str> = listed["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris, ["handoff://projects/p1/state"]);
+    let similar = s.modern(
+        json!(1),
+        "resources/read",
+        json!({"uri": "ui://handoff-mcp/other"}),
+    );
+    assert_eq!(similar.json()["error"]["code"], -32602);
+}
+
+#[test]
+fn form_writes_are_attributed_to_web_and_drawn_in_the_history() {
+    let s = seeded();
+    let hour = 3_600_000;
+    s.now.set(s.now.get() + 2 * hour);
+    let reply = post(
+        &s,
+        &page("projects/p1/set_focus"),
+        "statement=Ship+the+pages&why=asked+for&done_when=the+browser+test+passes",
+    );
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    s.now.set(s.now.get() + hour);
+    let reply = post(
+        &s,
+        &page("projects/p1/complete_task"),
+        "task_id=task-1&evidence=commit+abc",
+    );
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let history = s.read("handoff://projects/p1/history");
+    assert!(
+        history.contains(
+            "2026-12-01 10:00  focus set: Ship the pages — why: asked for — done when: the browser test passes — by web"
+        ),
+        "{history}"
+    );
+    assert!(
+        history.contains("2026-12-01 11:00  cleanup task completed: Remove debug logs — evidence: commit abc — by web"),
+        "{history}"
+    );
+    let page_body = get(&s, &page("projects/p1")).body;
+    // The two focus changes, oldest first: 08:00 to 10:00, then 10:00 to now (11:00).
+    let bars: Vec<&str> = page_body.split("<rect ").skip(1).collect();
+    assert_eq!(bars.len(), 2, "{page_body}");
+    assert!(bars[0].starts_with("x=4 y=12 width=394 "), "{}", bars[0]);
+    assert!(bars[0].contains("<title>2026-12-01 08:00 UTC: 本丸: the store</title>"));
+    assert!(bars[1].contains("<title>2026-12-01 10:00 UTC: Ship the pages</title>"));
+    // The history resource's text, exactly as a model reading it gets it.
+    assert!(page_body.contains(&format!("<pre>\n{}</pre>", escaped(&history))));
+    assert!(page_body.contains("name=done_when value=\"the browser test passes\""));
+    // The list says how long ago the focus was set, by the server's clock.
+    s.now.set(s.now.get() + 2 * hour);
+    assert!(get(&s, &page(""))
+        .body
+        .contains("focus set 3 h ago · 0 cleanup · 1 record"));
+    s.now.set(s.now.get() + 72 * hour);
+    assert!(get(&s, &page("")).body.contains("focus set 3 d ago"));
+}
+
+#[test]
+fn scoped_and_read_only_tokens_see_only_their_project_and_read_only_pages_have_no_forms() {
+    use handoff_mcp::config::{AUTH_TOKEN_VAR, PROJECT_TOKENS_VAR};
+    let s = Server::with_vars(&[
+        (AUTH_TOKEN_VAR, TOKEN),
+        (PROJECT_TOKENS_VAR, "rw-tok=p1,ro-tok=p1:read"),
+    ]);
+    s.ok("set_north_star", json!({"project_id": "p1", "text": "one"}));
+    s.ok("set_north_star", json!({"project_id": "p2", "text": "two"}));
+    s.ok(
+        "add_task",
+        json!({"project_id": "p1", "body": "tidy", "kind": "cleanup"}),
+    );
+    let before = s.db.dump();
+    for token in ["rw-tok", "ro-tok"] {
+        let list = get(&s, &format!("/{token}/"));
+        assert_eq!(list.status, 200);
+        assert!(
+            list.body.contains("./projects/p1") && !list.body.contains("p2"),
+            "{token}"
+        );
+        // Another project's page is the page of no project, for GET and POST alike.
+        let other = get(&s, &format!("/{token}/projects/p2"));
+        assert_eq!(other.status, 404, "{token}");
+        assert!(!other.body.contains("two"));
+        let posted = post(
+            &s,
+            &format!("/{token}/projects/p2/set_north_star"),
+            "text=x",
+        );
+        assert_eq!(posted.status, 404, "{token}");
+        assert!(!posted.body.contains(token), "{token}");
+    }
+    assert_eq!(s.db.dump(), before);
+    let read_only = get(&s, "/ro-tok/projects/p1").body;
+    assert!(read_only.contains("<pre>\n🎯 NORTH STAR: one"));
+    assert!(!read_only.contains("<form") && !read_only.contains("<button"));
+    let refused = post(&s, "/ro-tok/projects/p1/set_north_star", "text=x");
+    assert_eq!(refused.status, 422);
+    assert!(refused.body.contains("read-only"), "{}", refused.body);
+    assert!(!refused.body.contains("<form"));
+    assert_eq!(s.db.dump(), before);
+    let read_write = get(&s, "/rw-tok/projects/p1").body;
+    assert_eq!(forms(&read_write).len(), 4);
+    let written = post(&s, "/rw-tok/projects/p1/set_focus", "statement=s");
+    assert_eq!(written.status, 303);
+    assert!(s.state_text("p1").contains("▶ 本丸（今やる1つ）: s"));
+}
