@@ -1,8 +1,11 @@
 # shellcheck shell=bash
-# What scripts/bench and scripts/profile share: snapshots of the tree to build and serve from,
-# free loopback ports, and `wrangler dev`s started each in its own process group and stopped by
-# that group. Sourced after scripts/toolchain.sh by a script that has set `root` (the repo) and
-# `work` (its scratch folder) and calls `stop_all` when it exits.
+# What scripts/bench, scripts/profile and scripts/coldstart share, on top of scripts/lib.sh:
+# snapshots of the tree to build and serve from, several free loopback ports at once, and
+# `wrangler dev`s started each in its own process group (from a given folder, with given ports)
+# and stopped by that group. Sourced after scripts/toolchain.sh by a script that has set `root`
+# (the repo) and `work` (its scratch folder) and calls `stop_all` when it exits.
+
+source "$root/scripts/lib.sh"
 
 bench_dir="$root/target/bench-worker"
 started=()
@@ -16,6 +19,8 @@ if ! flock -n 9; then
   exit 1
 fi
 
+# step, as scripts/lib.sh's but with the seconds since the start, so a run shows where its time
+# goes.
 step() { printf '\n=== [%3d s] %s\n' "$(($(date +%s) - began))" "$*" >&2; }
 
 # snapshot_worktree DEST: the working tree's tracked and untracked files (not ignored ones), so a
@@ -38,8 +43,6 @@ snapshot_commit() {
   git -C "$root" archive "$1" | tar -xf - -C "$2"
   find "$2" -exec touch {} +
 }
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # take_ports N: N distinct free loopback ports into the array `ports`.
 take_ports() {
@@ -65,17 +68,6 @@ start_dev() {
   started+=("$dev_pid")
 }
 
-# wait_up URL PID LOG: polls (at most 4 minutes: the first start builds the Worker) until URL
-# answers 2xx; on failure prints the log and stops the run.
-wait_up() {
-  for _ in $(seq 1 480); do
-    curl -fsS "$1" >/dev/null 2>&1 && return 0
-    kill -0 "$2" 2>/dev/null || { cat "$3" >&2; echo "wrangler dev exited early" >&2; exit 1; }
-    sleep 0.5
-  done
-  curl -fsS "$1" >/dev/null 2>&1 || { cat "$3" >&2; echo "wrangler dev did not come up" >&2; exit 1; }
-}
-
 # short_rev REV: the short commit of REV, or a usage error.
 short_rev() {
   git -C "$root" rev-parse --short "$1^{commit}" 2>/dev/null || { echo "no commit $1" >&2; exit 2; }
@@ -98,15 +90,7 @@ serve_rev() {
     --port "$port" --inspector-port "$inspector" --persist-to "$work/$name-state" \
     --var "AUTH_TOKEN:$token"
   rev_pid=$dev_pid
-  wait_up "http://127.0.0.1:$port/healthz" "$rev_pid" "$work/$name.log"
-}
-
-# stop PID: the whole process group of a `wrangler dev` started by start_dev.
-stop() {
-  if [[ -n "${1:-}" ]]; then
-    kill -- "-$1" 2>/dev/null || true
-    wait "$1" 2>/dev/null || true
-  fi
+  wait_up "http://127.0.0.1:$port/healthz" "$rev_pid" "$work/$name.log" || exit 1
 }
 
 # keep_logs STATUS: after a failed run, the wrangler dev logs go to target/bench-worker/logs/,
@@ -122,7 +106,7 @@ keep_logs() {
 
 stop_all() {
   local pid
-  for pid in "${started[@]}"; do stop "$pid"; done
+  for pid in "${started[@]}"; do stop_group "$pid"; done
   started=()
 }
 
