@@ -8,8 +8,8 @@
 //! profile that measured it.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
+use serde_json::Value as Json;
 use wasm_bindgen::{JsCast, JsValue};
 use worker::js_sys::{futures::JsFuture, Array, JsString, JSON};
 use worker::worker_sys::types::{
@@ -26,9 +26,9 @@ thread_local! {
     /// Every statement prepared once per isolate, by the address of its SQL (all of it is
     /// `'static`): preparing hands the SQL text to JavaScript, hundreds of bytes to decode each
     /// time, while `bind` returns a new statement and leaves the prepared one as it was. Sound
-    /// because the binding they came from is the isolate's one.
-    static PREPARED: RefCell<HashMap<(usize, usize), D1PreparedStatement>> =
-        RefCell::new(HashMap::new());
+    /// because the binding they came from is the isolate's one. A list, not a map: the app has
+    /// a few dozen statements, and a hasher would cost bundle size for nothing.
+    static PREPARED: RefCell<Vec<(*const u8, D1PreparedStatement)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A failure inside D1 or its binding, as text for the operator's log: the error's message and,
@@ -60,12 +60,18 @@ impl D1Store {
 
     /// The isolate's prepared statement for `sql`, prepared on first use.
     fn prepared(&self, sql: &'static str) -> Result<D1PreparedStatement, StoreError> {
-        let key = (sql.as_ptr() as usize, sql.len());
-        if let Some(statement) = PREPARED.with_borrow(|cache| cache.get(&key).cloned()) {
+        let key = sql.as_ptr();
+        let cached = PREPARED.with_borrow(|cache| {
+            cache
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, statement)| statement.clone())
+        });
+        if let Some(statement) = cached {
             return Ok(statement);
         }
         let statement = self.sys().prepare(sql).map_err(backend)?;
-        PREPARED.with_borrow_mut(|cache| cache.insert(key, statement.clone()));
+        PREPARED.with_borrow_mut(|cache| cache.push((key, statement.clone())));
         Ok(statement)
     }
 
@@ -112,5 +118,17 @@ fn rows(result: &D1ResultSys) -> Result<Vec<Row>, StoreError> {
         return Ok(Vec::new());
     };
     let text: JsString = JSON::stringify(&results).map_err(backend)?;
-    serde_json::from_str(&String::from(text)).map_err(|_| StoreError::Decode("D1 rows as JSON"))
+    // Parsed as a `Json` from bytes, the very instantiation that parses request bodies, so the
+    // bundle carries one JSON parser, not two.
+    let rows: Json = serde_json::from_slice(String::from(text).as_bytes())
+        .map_err(|_| StoreError::Decode("D1 rows as JSON"))?;
+    let Json::Array(rows) = rows else {
+        return Err(StoreError::Decode("D1 rows are not an array"));
+    };
+    rows.into_iter()
+        .map(|row| match row {
+            Json::Object(row) => Ok(row),
+            _ => Err(StoreError::Decode("a D1 row is not an object")),
+        })
+        .collect()
 }
