@@ -531,18 +531,17 @@ fn measure(opts: &Options) -> Result<String, String> {
             );
         }
     }
-    let glue = glue_names(&mut inspectors[0], &counts[1].by_function);
-    let mut out = report(opts, &kinds, &counts, &glue);
-    if opts.perf_rounds > 0 {
-        if perf::available() {
-            out.push_str(&whole_process(opts, &load_opts, &kinds, &sampler)?);
-        } else {
-            out.push_str(
-                "\n`perf` is not available here, so the whole-process view is left out.\n",
-            );
+    // The perf rounds before the glue names: naming turns the Worker's debugger on for a
+    // moment, and V8 then recompiles its wasm, which perf would count.
+    let whole = match (opts.perf_rounds, perf::available()) {
+        (0, _) => String::new(),
+        (_, true) => whole_process(opts, &load_opts, &kinds, &sampler)?,
+        (_, false) => {
+            "\n`perf` is not available here, so the whole-process view is left out.\n".into()
         }
-    }
-    Ok(out)
+    };
+    let glue = glue_names(&mut inspectors[0], &counts[1].by_function);
+    Ok(report(opts, &kinds, &counts, &glue) + &whole)
 }
 
 fn save(dir: &Path, kind: &str, isolate: &str, profile: &Json) -> Result<(), String> {
