@@ -51,4 +51,74 @@ mod tests {
             assert_eq!(decode(bad), None, "{bad}");
         }
     }
+
+    /// RFC 4648's alphabet, index by index, as the test's own encoder uses it.
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+    fn encode(bytes: &[u8]) -> String {
+        let mut out = String::new();
+        for chunk in bytes.chunks(3) {
+            let n = chunk
+                .iter()
+                .enumerate()
+                .fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
+            for i in 0..4 {
+                out.push(match i <= chunk.len() {
+                    true => ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char,
+                    false => '=',
+                });
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_letter_of_the_alphabet_is_its_own_six_bits() {
+        for (value, &letter) in ALPHABET.iter().enumerate() {
+            // The letter first, then three zeros: its six bits are the top of the first byte.
+            let quad = format!("{}AAA", letter as char);
+            assert_eq!(
+                decode(&quad),
+                Some(vec![(value as u8) << 2, 0, 0]),
+                "{quad}"
+            );
+            // The letter last: its six bits are the bottom of the third byte.
+            let quad = format!("AAA{}", letter as char);
+            assert_eq!(decode(&quad), Some(vec![0, 0, value as u8]), "{quad}");
+        }
+    }
+
+    #[test]
+    fn every_byte_string_round_trips_with_each_padding() {
+        let all: Vec<u8> = (0..=255).collect();
+        assert_eq!(decode(&encode(&all)), Some(all.clone()));
+        // Lengths 0 to 6 cover no padding, "==" and "=" at the end, one quad and two.
+        for len in 0..=6 {
+            for start in [0, 1, 127, 250] {
+                let bytes = &all[start..start + len];
+                assert_eq!(decode(&encode(bytes)).as_deref(), Some(bytes), "{bytes:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_byte_outside_the_alphabet_is_refused_in_every_position() {
+        for byte in (0..0x80u8).filter(|b| !ALPHABET.contains(b) && *b != b'=') {
+            for position in 0..4 {
+                let mut quad = *b"QUJD";
+                quad[position] = byte;
+                let quad = String::from_utf8(quad.to_vec()).unwrap();
+                assert_eq!(decode(&quad), None, "{byte:#04x} at {position}");
+            }
+        }
+        // Bytes from 0x80 up only come as parts of a UTF-8 character: one of each length,
+        // with ASCII letters around it up to a whole number of quads.
+        for c in ['é', '日', '🎯'] {
+            let fill = 4 - c.len_utf8() % 4;
+            for before in 0..=fill {
+                let quad = format!("{}{c}{}", "A".repeat(before), "A".repeat(fill - before));
+                assert_eq!(decode(&quad), None, "{quad}");
+            }
+        }
+    }
 }

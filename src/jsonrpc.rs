@@ -74,15 +74,6 @@ fn is_valid_id(id: &Json) -> bool {
     id.is_string() || id.is_i64() || id.is_u64()
 }
 
-/// Reads the id of a message that may be malformed, for error replies.
-pub fn id_of(value: &Json) -> Json {
-    value
-        .get("id")
-        .filter(|id| is_valid_id(id))
-        .cloned()
-        .unwrap_or(Json::Null)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -418,6 +418,41 @@ mod tests {
         assert_eq!(age_days(NOW + DAY, NOW), 0);
     }
 
+    /// Every day from 1600 to 2500 is its Gregorian date: four centuries' worth of the 100- and
+    /// 400-year rules on each side of 2000, counted here one day at a time.
+    #[test]
+    fn utc_is_the_gregorian_calendar_day_by_day() {
+        let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+        let month_days = |y: i64, m: i64| match m {
+            2 if leap(y) => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            _ => 31,
+        };
+        // 1600-01-01 is day -135140 of the Unix epoch.
+        let (mut day, mut y, mut m, mut d) = (-135_140_i64, 1600, 1, 1);
+        while y <= 2500 {
+            let minute = day.rem_euclid(1440);
+            let at = day * DAY + minute * 60_000;
+            let want = format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", minute / 60, minute % 60);
+            assert_eq!(utc(at), want, "day {day}");
+            assert_eq!(&utc(day * DAY)[..10], &want[..10], "midnight of day {day}");
+            assert_eq!(
+                &utc(day * DAY + DAY - 1)[..10],
+                &want[..10],
+                "last ms of day {day}"
+            );
+            day += 1;
+            d += 1;
+            if d > month_days(y, m) {
+                (d, m) = (1, m + 1);
+                if m > 12 {
+                    (m, y) = (1, y + 1);
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_history_byte_for_byte() {
         let event = |days_ago: Option<i64>, what, value: &str, note: Option<&str>| Event {

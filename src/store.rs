@@ -665,7 +665,54 @@ fn kind(row: &Row) -> Result<Kind, StoreError> {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+
     use super::*;
+
+    /// A database whose ledger always reads empty and whose every migration batch fails: a
+    /// migration that can never apply (not a lost race). After `give_up_after` batches, reads
+    /// fail too, so a loop that retried without end still stops.
+    struct NeverMigrates {
+        batches: Cell<usize>,
+        give_up_after: usize,
+    }
+
+    impl Sql for NeverMigrates {
+        fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
+            self.batches.set(self.batches.get() + 1);
+            let rows = match (stmts[0].sql, self.batches.get() > self.give_up_after) {
+                (CREATE_LEDGER, false) => Ok(vec![Vec::new(), Vec::new()]),
+                _ => Err(StoreError::Backend("no such table: project".into())),
+            };
+            Box::pin(std::future::ready(rows))
+        }
+    }
+
+    /// Polls a future that never waits (the fake's are ready at once).
+    fn now<T>(future: impl Future<Output = T>) -> T {
+        let mut future = std::pin::pin!(future);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match future.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(value) => value,
+            std::task::Poll::Pending => panic!("the fake database never waits"),
+        }
+    }
+
+    /// A failing migration is looked at again once (another applier may have won the race),
+    /// then its error is the answer: read, apply, read, apply, and no more.
+    #[test]
+    fn a_migration_that_keeps_failing_is_retried_once_then_reported() {
+        let db = NeverMigrates {
+            batches: Cell::new(0),
+            give_up_after: 10,
+        };
+        let outcome = now(ensure_schema(&db));
+        assert!(
+            matches!(&outcome, Err(StoreError::Backend(e)) if e == "no such table: project"),
+            "{outcome:?}"
+        );
+        assert_eq!(db.batches.get(), 4);
+    }
 
     #[test]
     fn migrations_split_into_statements_without_comments() {

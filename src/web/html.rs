@@ -321,6 +321,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ago_says_minutes_then_hours_then_days() {
+        const MIN: i64 = 60_000;
+        let now = 1_796_112_000_000;
+        for (minutes_ago, said) in [
+            (-5, "just now"),
+            (0, "just now"),
+            (1, "1 min ago"),
+            (59, "59 min ago"),
+            (60, "1 h ago"),
+            (2879, "47 h ago"),
+            (2880, "2 d ago"),
+            (10 * 1440 + 5, "10 d ago"),
+        ] {
+            assert_eq!(ago(now - minutes_ago * MIN, now), said, "{minutes_ago} min");
+        }
+        // Seconds do not count: 59 of them are still just now.
+        assert_eq!(ago(now - 59_999, now), "just now");
+    }
+
+    #[test]
     fn text_is_only_ever_characters() {
         let mut h = Html::default();
         h.raw("<p title=\"")

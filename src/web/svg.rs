@@ -74,6 +74,10 @@ mod tests {
         assert!(bars[1].starts_with("x=152 y=12 width=296 "), "{}", bars[1]);
         assert!(bars[2].starts_with("x=448 y=12 width=148 "), "{}", bars[2]);
         assert!(bars[1].contains("<title>2026-12-02 08:00 UTC: &lt;two&gt;</title>"));
+        // Neighbouring bars never share a colour: the fills go round in order.
+        let fill = |bar: &str| bar.split("fill=\"").nth(1).unwrap()[..7].to_owned();
+        let fills: Vec<String> = bars.iter().map(|b| fill(b)).collect();
+        assert_eq!(fills, ["#3b82f6", "#10b981", "#f59e0b"]);
         assert!(svg.contains(
             "<title id=tl>3 focus changes, 2026-12-01 08:00 to 2026-12-05 08:00 UTC</title>"
         ));

@@ -44,38 +44,64 @@ fn resources_list_names_every_project_with_private_hints() {
     assert!(legacy.get("ttlMs").is_none() && legacy["resources"].as_array().unwrap().len() == 2);
 }
 
-#[test]
-fn resources_list_pages_by_cursor() {
-    let s = Server::new();
-    for i in 0..205 {
-        s.ok(
-            "set_north_star",
-            json!({"project_id": format!("p{i:03}"), "text": "t"}),
-        );
-    }
-    let mut seen = Vec::new();
+/// The projects of `s`, page by page: each page's names, and whether it offered a next cursor.
+fn resource_pages(s: &Server) -> Vec<(Vec<String>, bool)> {
+    let mut pages = Vec::new();
     let mut cursor: Option<String> = None;
-    for _ in 0..5 {
+    loop {
         let params = cursor.as_ref().map_or(json!({}), |c| json!({"cursor": c}));
         let page = result(s.modern(json!(1), "resources/list", params));
-        seen.extend(
-            page["resources"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| r["name"].as_str().unwrap().to_owned()),
-        );
         cursor = page
             .get("nextCursor")
             .and_then(Json::as_str)
             .map(str::to_owned);
-        if cursor.is_none() {
-            break;
+        let names = page["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["name"].as_str().unwrap().to_owned())
+            .collect();
+        pages.push((names, cursor.is_some()));
+        if cursor.is_none() || pages.len() > 5 {
+            return pages;
         }
     }
-    assert_eq!(seen.len(), 205);
-    assert_eq!(seen.first().map(String::as_str), Some("p000"));
-    assert_eq!(seen.last().map(String::as_str), Some("p204"));
+}
+
+#[test]
+fn resources_list_pages_by_cursor() {
+    // A page holds 100 projects; a next cursor only when more follow, so exactly one full page
+    // has none.
+    for (projects, sizes) in [
+        (100, vec![100]),
+        (101, vec![100, 1]),
+        (205, vec![100, 100, 5]),
+    ] {
+        let s = Server::new();
+        for i in 0..projects {
+            s.ok(
+                "set_north_star",
+                json!({"project_id": format!("p{i:03}"), "text": "t"}),
+            );
+        }
+        let pages = resource_pages(&s);
+        let seen: Vec<String> = pages.iter().flat_map(|(names, _)| names.clone()).collect();
+        let expected: Vec<String> = (0..projects).map(|i| format!("p{i:03}")).collect();
+        assert_eq!(seen, expected, "{projects} projects");
+        assert_eq!(
+            pages
+                .iter()
+                .map(|(names, _)| names.len())
+                .collect::<Vec<_>>(),
+            sizes,
+            "{projects} projects"
+        );
+        let cursors: Vec<bool> = pages.iter().map(|(_, more)| *more).collect();
+        let mut want = vec![true; sizes.len() - 1];
+        want.push(false);
+        assert_eq!(cursors, want, "{projects} projects");
+    }
+    let s = Server::new();
     let reply = s.modern(
         json!(2),
         "resources/list",

@@ -1,5 +1,6 @@
 //! HTTP-level rules of the MCP endpoint: methods, Origin, content type, size, parse errors.
 
+use handoff_mcp::http::{forwarded_headers, Headers, MAX_BODY_BYTES};
 use serde_json::json;
 
 use crate::support::Server;
@@ -64,6 +65,19 @@ fn content_type_size_and_parse_errors() {
         (reply.status, reply.json()["error"]["code"].clone()),
         (413, json!(-32600))
     );
+    // An announced Content-Length is refused before the body is read: the limit itself passes.
+    for (announced, status) in [(MAX_BODY_BYTES, 200), (MAX_BODY_BYTES + 1, 413)] {
+        let length = announced.to_string();
+        let reply = s.request(
+            "POST",
+            &[
+                ("Content-Type", "application/json"),
+                ("Content-Length", &length),
+            ],
+            ping.as_bytes(),
+        );
+        assert_eq!(reply.status, status, "Content-Length {announced}");
+    }
     for garbage in ["", "{", "not json", "{\"jsonrpc\":\"2.0\",\"id\":1,"] {
         let reply = s.post(&[], garbage);
         assert_eq!(reply.status, 400, "{garbage:?}");
@@ -100,4 +114,30 @@ fn invalid_messages_echo_a_readable_id() {
             "{body}"
         );
     }
+}
+
+/// The SSE transport hands a message to the session's object with exactly the headers the core
+/// reads after planning: the MCP routing headers and the User-Agent, never the credential.
+#[test]
+fn the_sse_path_forwards_the_routing_headers_and_the_user_agent_only() {
+    let headers = Headers::new([
+        ("Authorization", "Bearer secret-token"),
+        ("User-Agent", "claude-code/2.1.332"),
+        ("Cookie", "session=1"),
+        ("MCP-Name", "get_state"),
+        ("Content-Type", "application/json"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Protocol-Version", "2026-07-28"),
+    ]);
+    assert_eq!(
+        forwarded_headers(&headers),
+        vec![
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "get_state"),
+            ("user-agent", "claude-code/2.1.332"),
+        ]
+    );
+    let unrelated = Headers::new([("Authorization", "Bearer secret-token"), ("Accept", "*/*")]);
+    assert_eq!(forwarded_headers(&unrelated), vec![]);
 }

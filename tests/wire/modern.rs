@@ -183,6 +183,56 @@ fn versions_and_version_headers() {
     }
 }
 
+/// Each method that names something repeats that name in Mcp-Name: tools/call and prompts/get
+/// their `name`, resources/read its `uri`. A missing or different Mcp-Name is a header mismatch.
+#[test]
+fn mcp_name_repeats_each_methods_name() {
+    let s = Server::new();
+    s.ok("set_north_star", json!({"project_id": "p", "text": "t"}));
+    for (method, params, name) in [
+        (
+            "tools/call",
+            json!({"name": "get_state", "arguments": {"project_id": "p"}}),
+            "get_state",
+        ),
+        (
+            "prompts/get",
+            json!({"name": "resume", "arguments": {"project_id": "p"}}),
+            "resume",
+        ),
+        (
+            "resources/read",
+            json!({"uri": "handoff://projects/p/state"}),
+            "handoff://projects/p/state",
+        ),
+    ] {
+        let mut params = params;
+        params["_meta"] = meta();
+        let body =
+            json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}).to_string();
+        let headers = |mcp_name: Option<&'static str>| {
+            let mut headers = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)];
+            headers.extend(mcp_name.map(|n| ("Mcp-Name", n)));
+            headers
+        };
+        for wrong in [None, Some("handoff://projects/q/state"), Some("set_focus")] {
+            let reply = s.post(&headers(wrong), &body);
+            assert_eq!(
+                error_of(&reply),
+                (400, json!(7), -32020),
+                "{method} {wrong:?}"
+            );
+        }
+        let reply = s.post(&headers(Some(name)), &body);
+        assert_eq!(reply.status, 200, "{method}: {}", reply.body);
+        assert!(
+            reply.json().get("result").is_some(),
+            "{method}: {}",
+            reply.body
+        );
+    }
+}
+
 #[test]
 fn routing_headers_must_match_the_body() {
     let s = Server::new();

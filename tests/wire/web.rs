@@ -117,6 +117,8 @@ fn pages_live_under_the_token_only() {
         page("projects/p1/set_focus/x"),
         page("projects/a%20b"),
         page("projects/-p"),
+        page("projects/a%20b/set_focus"),
+        page("projects/-p/add_task"),
         page("projects//x"),
         page("projectsx"),
         page("projects"),
@@ -199,6 +201,17 @@ fn the_list_pages_by_project_id() {
             json!({"project_id": format!("p{i:03}"), "text": "t"}),
         );
     }
+    // Exactly one page's worth has no link to more.
+    let full = Server::new();
+    for i in 0..100 {
+        full.ok(
+            "set_north_star",
+            json!({"project_id": format!("p{i:03}"), "text": "t"}),
+        );
+    }
+    let only = get(&full, &page(""));
+    assert_eq!(only.body.matches("<li>").count(), 100);
+    assert!(!only.body.contains("More projects"));
     let first = get(&s, &page(""));
     assert_eq!(first.body.matches("<li>").count(), 100);
     assert!(first
@@ -242,6 +255,20 @@ fn the_project_page_shows_what_the_model_sees() {
     }
     // The forms start from the current values.
     assert!(reply.body.contains(">\nShip v1 🎯</textarea>"));
+    // A refused add_task keeps its kind selected, and only that one.
+    let reply = post(&s, &page("projects/p1/add_task"), "body=+&kind=record");
+    assert_eq!(reply.status, 422);
+    assert_eq!(
+        reply.body.matches(" selected>").count(),
+        1,
+        "{}",
+        reply.body
+    );
+    assert!(
+        reply.body.contains("<option value=record selected>"),
+        "{}",
+        reply.body
+    );
     assert!(reply.body.contains("value=\"本丸: the store\""));
     assert!(reply.body.contains("value=\"all depends on it\""));
 }
@@ -461,6 +488,10 @@ fn posts_that_are_not_our_forms_are_refused_and_write_nothing() {
     let mut big = b"text=".to_vec();
     big.resize((1 << 20) + 1, b'x');
     cases.push((vec![("Origin", ORIGIN), ("Content-Type", FORM)], big, 413));
+    // A body of exactly the limit is read: its text is then the tool's to refuse (422).
+    let mut limit = b"text=".to_vec();
+    limit.resize(1 << 20, b'x');
+    cases.push((vec![("Origin", ORIGIN), ("Content-Type", FORM)], limit, 422));
     for malformed in [
         &b"text=%zz"[..],
         b"text=%ff",
