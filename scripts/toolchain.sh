@@ -32,6 +32,7 @@ MCP_REMOTE_VERSION=0.15.1
 MCP_REMOTE_NODE=20.18.1
 # shellcheck disable=SC2034
 PLAYWRIGHT_CORE_VERSION=1.65.1  # scripts/browser only: drives Debian's chromium, downloads no browser
+CARGO_MUTANTS_VERSION=27.1.0    # scripts/mutants only (ensure_cargo_mutants)
 [[ "${1:-}" != --pins ]] || return 0
 # wasm-bindgen-cli must match the wasm-bindgen library in Cargo.lock exactly.
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock")
@@ -105,6 +106,9 @@ ensure_browser() {
   npm_into playwright "playwright-core@$PLAYWRIGHT_CORE_VERSION"
   export CHROMIUM_BIN PLAYWRIGHT_CORE="$TOOLS/playwright/node_modules/playwright-core"
 }
+
+# cargo-mutants for scripts/mutants, installed only when that script asks.
+ensure_cargo_mutants() { cargo_tool cargo-mutants "$CARGO_MUTANTS_VERSION" cargo-mutants; }
 
 install_toolchain() {
   ensure_wasm_target
