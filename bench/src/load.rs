@@ -342,14 +342,19 @@ fn settle(limit: Duration) -> Duration {
     start.elapsed()
 }
 
+/// Untimed requests per target before the rounds, at c=16 (see `warm_up`).
+pub const DEFAULT_WARMUP: usize = 20_000;
+
 /// Untimed requests at c=1 after the warm-up at c=16, so each c=1 connection is warm too.
 pub const WARM_C1: usize = 50;
 
 /// Sends `requests` untimed requests at c=16, then `WARM_C1` at c=1. V8 runs the Worker's wasm
-/// first in its baseline compiler and recompiles each function with TurboFan once it has run
-/// enough; measured with `perf`, get_state still paid compiles and baseline code after a few
-/// hundred requests and none after a few thousand. A long-lived production isolate is past
-/// that, so the figures are taken past it too.
+/// first in its baseline compiler (Liftoff) and recompiles each function with TurboFan once it
+/// has run enough. Measured with `perf` (scripts/profile), get_state still paid compiles after a
+/// few hundred requests, and in one pair of runs after 2,000 still ran enough Liftoff code that
+/// its runtime CPU above the floor was 0.12 ms higher than after 20,000 (Liftoff frame setups
+/// +8.7 µs a request, against +3.3). A long-lived production isolate is past that, so the
+/// default (`DEFAULT_WARMUP`) is 20,000; `--warmup 2000` measures a young isolate.
 pub fn warm_up(
     opts: &Options,
     kind: Kind,
@@ -581,8 +586,8 @@ fn report(opts: &Options, results: &Results, waited: Duration) -> String {
         "HTTP against `wrangler dev` (`bench http`): at concurrency 1, then at 16, {} rounds; \
          a round is one phase per target back to back, in an order that rotates by round. A \
          phase is {} requests at c=1 and {} at c=16 (time cap {} s), after {} untimed warm-up \
-         requests per target at c=16 and {WARM_C1} at c=1 (until V8 has compiled the Worker's \
-         hot wasm with TurboFan, as in a long-lived isolate); before each round the bench waited up to {} s for \
+         requests per target at c=16 and {WARM_C1} at c=1 (so that V8 has compiled most of the \
+         Worker's hot wasm with TurboFan, as in a long-lived isolate); before each round the bench waited up to {} s for \
          the machine to go quiet ({} s in all). req/s is pooled over the rounds, p50/p99 over \
          every request. Every other figure is taken per round and shown as the median over the \
          rounds with the lowest and highest round beside it: a ratio or a difference compares \

@@ -161,7 +161,7 @@ fn run(args: &[String]) -> Result<String, Failure> {
                     flags.number("requests-c1", 100)?.max(1),
                     flags.number("requests-c16", 400)?.max(1),
                 ],
-                warmup: flags.number("warmup", 2_000)?.max(1),
+                warmup: flags.number("warmup", load::DEFAULT_WARMUP)?.max(1),
                 cap: Duration::from_secs(flags.number("cap-secs", 30)?.max(1)),
                 settle: Duration::from_secs(flags.number("settle-secs", 5)?),
             };
@@ -192,7 +192,7 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 // machine falls on both sides alike.
                 rounds: flags.number("rounds", 10)?.max(1),
                 requests: flags.number("requests", 150)?.max(1),
-                warmup: flags.number("warmup", 2_000)?.max(1),
+                warmup: flags.number("warmup", load::DEFAULT_WARMUP)?.max(1),
                 interval_us: flags.number("interval-us", 100)?.max(10),
                 perf_rounds: flags.number("perf-rounds", 4)?,
                 out: PathBuf::from(flags.text("out").unwrap_or("target/profile")),
