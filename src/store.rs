@@ -688,16 +688,6 @@ mod tests {
         }
     }
 
-    /// Polls a future that never waits (the fake's are ready at once).
-    fn now<T>(future: impl Future<Output = T>) -> T {
-        let mut future = std::pin::pin!(future);
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        match future.as_mut().poll(&mut cx) {
-            std::task::Poll::Ready(value) => value,
-            std::task::Poll::Pending => panic!("the fake database never waits"),
-        }
-    }
-
     /// A failing migration is looked at again once (another applier may have won the race),
     /// then its error is the answer: read, apply, read, apply, and no more.
     #[test]
@@ -706,7 +696,7 @@ mod tests {
             batches: Cell::new(0),
             give_up_after: 10,
         };
-        let outcome = now(ensure_schema(&db));
+        let outcome = crate::sqlite::block_on(ensure_schema(&db));
         assert!(
             matches!(&outcome, Err(StoreError::Backend(e)) if e == "no such table: project"),
             "{outcome:?}"
