@@ -7,13 +7,12 @@
 //!
 //! The fetch entry takes and returns the runtime's own `Request` and `Response` (web-sys), not
 //! workers-rs's wrappers, and what does not change within an isolate (the config, the D1
-//! binding, the usual reply's init) is built once per isolate: every crossing between wasm and
-//! JavaScript costs (BENCHMARKS.md has the profile).
+//! binding) is read once per isolate: every crossing between wasm and JavaScript costs
+//! (BENCHMARKS.md has the profile).
 
 mod d1;
 mod sse;
 
-use std::cell::OnceCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
@@ -37,13 +36,6 @@ static CONFIG: OnceLock<Config> = OnceLock::new();
 /// The D1 binding, looked up once per isolate like the config: a lookup is a property read and
 /// two checks of the binding's constructor name, every one a crossing into JavaScript.
 static D1: OnceLock<worker::D1Database> = OnceLock::new();
-
-thread_local! {
-    /// The init of the reply nearly every request gets (200, `content-type: application/json`),
-    /// built once per isolate: `new Response` copies status and headers out of it and keeps
-    /// none of it, so one serves every reply.
-    static JSON_OK: OnceCell<web_sys::ResponseInit> = const { OnceCell::new() };
-}
 
 #[event(fetch)]
 async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> Result<web_sys::Response> {
@@ -201,40 +193,19 @@ fn context<'a>(db: &'a D1Store, headers: &http::Headers, config: &Config, scope:
     }
 }
 
-/// The core's response as the runtime's: status and headers in one `ResponseInit` (the
-/// isolate's own for a 200 JSON reply), the body copied once as bytes. A string body would be
-/// decoded from UTF-8 here and encoded again by `Response`.
+/// The core's response as the runtime's: status and headers in one `ResponseInit`, the body
+/// copied once as bytes. A string body would be decoded from UTF-8 here and encoded again by
+/// `Response`.
 fn respond(response: http::Response) -> Result<web_sys::Response> {
     log_diagnostic(&response);
-    let json_ok = response.status == 200
-        && matches!(response.headers.as_slice(), [("content-type", v)] if v == "application/json");
-    let init = if json_ok {
-        json_ok_init()?
-    } else {
-        let init = web_sys::ResponseInit::new();
-        init.set_status(response.status);
-        init.set_headers_headers(&response_headers(&response)?);
-        init
-    };
+    let init = web_sys::ResponseInit::new();
+    init.set_status(response.status);
+    init.set_headers_headers(&response_headers(&response)?);
     let body = Uint8Array::from(response.body.as_bytes());
     Ok(web_sys::Response::new_with_opt_buffer_source_and_init(
         Some(&body),
         &init,
     )?)
-}
-
-fn json_ok_init() -> Result<web_sys::ResponseInit> {
-    JSON_OK.with(|cell| {
-        if let Some(init) = cell.get() {
-            return Ok(init.clone());
-        }
-        let init = web_sys::ResponseInit::new();
-        init.set_status(200);
-        let headers = web_sys::Headers::new()?;
-        headers.set("content-type", "application/json")?;
-        init.set_headers_headers(&headers);
-        Ok(cell.get_or_init(|| init).clone())
-    })
 }
 
 /// The core's response as workers-rs's, for the Durable Object's handlers: a fixed body, so the
