@@ -6,9 +6,10 @@
 //! diagnostics.
 //!
 //! The fetch entry takes and returns the runtime's own `Request` and `Response` (web-sys), not
-//! workers-rs's wrappers, and what does not change within an isolate (the config, the D1
-//! binding) is read once per isolate: every crossing between wasm and JavaScript costs
-//! (BENCHMARKS.md has the profile).
+//! workers-rs's wrappers; the request's head comes in and the reply goes out in one call each
+//! (`boundary.js`), and what does not change within an isolate (the config, the D1 binding) is
+//! read once per isolate: every crossing between wasm and JavaScript costs (BENCHMARKS.md has
+//! the profile).
 
 mod d1;
 mod sse;
@@ -16,7 +17,9 @@ mod sse;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
-use worker::js_sys::{futures::JsFuture, Array, Uint8Array};
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsValue;
+use worker::js_sys::{futures::JsFuture, Uint8Array};
 use worker::{console_error, event, web_sys, Context, Env, Response, Result};
 
 use crate::config::{Config, AUTH_TOKEN_VAR, D1_BINDING, PROJECT_TOKENS_VAR};
@@ -25,6 +28,20 @@ use crate::http::{self, Plan};
 use crate::store;
 use crate::web;
 use d1::D1Store;
+
+#[wasm_bindgen(module = "/src/worker/boundary.js")]
+extern "C" {
+    /// `method\nurl\nname\nvalue\n…`: the request's head in one text.
+    #[wasm_bindgen(js_name = requestHead)]
+    fn request_head(request: &web_sys::Request) -> String;
+    /// A `Response` of `status`, the headers `name\nvalue\n…` and a copy of `body`.
+    #[wasm_bindgen(js_name = newResponse, catch)]
+    fn new_response(
+        status: u16,
+        head: &str,
+        body: &[u8],
+    ) -> std::result::Result<web_sys::Response, JsValue>;
+}
 
 /// Whether this isolate has already made sure the schema exists.
 static SCHEMA_READY: AtomicBool = AtomicBool::new(false);
@@ -42,16 +59,15 @@ async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> Result<web_sys
     console_error_panic_hook::set_once();
     let config = config(&env);
     say_token_problem(config);
-    let method = req.method();
-    let url = req.url();
-    let (path, query) = path_and_query(&url);
-    let headers = request_headers(&req.headers());
+    let head = request_head(&req);
+    let (method, url, headers) = parse_head(&head);
+    let (path, query) = path_and_query(url);
     let request = http::Request {
-        method: &method,
+        method,
         path,
         query,
         headers: &headers,
-        own_origin: origin_of(&url),
+        own_origin: origin_of(url),
     };
     match http::plan(&request, config) {
         Plan::Respond(response) => respond(response),
@@ -129,18 +145,17 @@ fn path_and_query(url: &str) -> (&str, Option<&str>) {
     (path, query)
 }
 
-/// Every request header, fetched in one string: `Array.from(headers).flat().join("\n")`. The
-/// Fetch standard forbids CR, LF and NUL in header names and values, so the line breaks
-/// delimit exactly; names come lower-cased, repeated headers joined with ", ", as iterating
-/// `Headers` gives them.
-fn request_headers(headers: &web_sys::Headers) -> http::Headers {
-    let joined = String::from(Array::from(headers).flat(1).join("\n"));
-    let mut parts = joined.split('\n');
+/// The method, the URL and the headers of `requestHead`'s text. The Fetch standard forbids
+/// CR, LF and NUL in each of them, so the line breaks delimit exactly.
+fn parse_head(head: &str) -> (&str, &str, http::Headers) {
+    let mut parts = head.split('\n');
+    let method = parts.next().unwrap_or_default();
+    let url = parts.next().unwrap_or_default();
     let mut pairs = Vec::new();
     while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
         pairs.push((name, value));
     }
-    http::Headers::new(pairs)
+    (method, url, http::Headers::new(pairs))
 }
 
 /// The request body, as bytes: the core checks the size and that it is UTF-8 JSON.
@@ -179,7 +194,7 @@ fn new_id() -> String {
 
 /// The Workers clock (`Date.now()`): milliseconds since the epoch, UTC.
 fn now_ms() -> i64 {
-    worker::Date::now().as_millis() as i64
+    worker::js_sys::Date::now() as i64
 }
 
 /// The request context over D1, random ids and the Workers clock, for the planned scope.
@@ -193,18 +208,30 @@ fn context<'a>(db: &'a D1Store, headers: &http::Headers, config: &Config, scope:
     }
 }
 
-/// The core's response as the runtime's: status and headers in one `ResponseInit`, the body
-/// copied once as bytes. A string body would be decoded from UTF-8 here and encoded again by
-/// `Response`.
+/// The core's response as the runtime's, in one crossing: the status, the headers as one
+/// text, and the body as bytes (a string body would be decoded from UTF-8 there and encoded
+/// again by `Response`).
 fn respond(response: http::Response) -> Result<web_sys::Response> {
     log_diagnostic(&response);
-    let init = web_sys::ResponseInit::new();
-    init.set_status(response.status);
-    init.set_headers_headers(&response_headers(&response)?);
-    let body = Uint8Array::from(response.body.as_bytes());
-    Ok(web_sys::Response::new_with_opt_buffer_source_and_init(
-        Some(&body),
-        &init,
+    let mut head = String::new();
+    for (name, value) in &response.headers {
+        // What `Headers` would refuse, refused here too: a line break would split the text.
+        if value.contains(['\r', '\n', '\0']) {
+            return Err(worker::Error::RustError(format!(
+                "the header {name} holds a line break"
+            )));
+        }
+        if !head.is_empty() {
+            head.push('\n');
+        }
+        head.push_str(name);
+        head.push('\n');
+        head.push_str(value);
+    }
+    Ok(new_response(
+        response.status,
+        &head,
+        response.body.as_bytes(),
     )?)
 }
 
