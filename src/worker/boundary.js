@@ -2,7 +2,7 @@
 // here in one call where doing it from Rust through wasm-bindgen would be one call per property,
 // header, parameter and result (BENCHMARKS.md has the profile that counted them). Only data moves
 // here: nothing in this file reads a header's meaning, builds SQL or decides a reply; the core
-// does all of that. `src/worker/mod.rs` and `src/worker/d1.rs` declare these imports.
+// does all of that. `src/worker/mod.rs`, `d1.rs` and `drive.rs` declare these imports.
 
 // The request's method, URL and headers as one text: "method\nurl\nname\nvalue\n…". The Fetch
 // standard forbids CR, LF and NUL in a method, a serialized URL and any header name or value, so
@@ -46,4 +46,16 @@ export function run(db, spec) {
   const statements = JSON.parse(spec).map(([index, ...params]) => prepared[index].bind(...params));
   const results = statements.length === 1 ? statements[0].all().then((one) => [one]) : db.batch(statements);
   return results.then((all) => JSON.stringify(all.map((result) => result.results ?? [])));
+}
+
+// Drives a request's Rust future (src/worker/drive.rs): settles `promise`, hands its outcome to
+// `step(id, value, ok)`, and does the same with each promise `step` returns, until it returns the
+// Response. One call into wasm per settled promise, where wasm-bindgen's executor made two
+// closures, a microtask and several calls for each.
+export function chain(promise, id, step) {
+  const next = (value, ok) => {
+    const result = step(id, value, ok);
+    return result instanceof Response ? result : result.then((v) => next(v, true), (e) => next(e, false));
+  };
+  return promise.then((v) => next(v, true), (e) => next(e, false));
 }

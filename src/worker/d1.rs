@@ -13,9 +13,10 @@ use std::cell::RefCell;
 use serde_json::Value as Json;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
-use worker::js_sys::{futures::JsFuture, Promise};
+use worker::js_sys::Promise;
 use worker::D1Database;
 
+use super::drive::settle;
 use crate::store::{LocalFuture, Rows, Sql, Stmt, StoreError, Value};
 
 #[wasm_bindgen(module = "/src/worker/boundary.js")]
@@ -97,7 +98,7 @@ impl D1Store {
             spec.push(Json::Array(entry));
         }
         let spec = Json::Array(spec).to_string();
-        let text = JsFuture::from(run(self.binding(), &spec).map_err(backend)?)
+        let text = settle(run(self.binding(), &spec).map_err(backend)?)
             .await
             .map_err(backend)?;
         let text = text
