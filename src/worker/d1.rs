@@ -1,43 +1,34 @@
-//! The D1 adapter: `store::Sql` over the isolate's D1 binding. D1 errors become `StoreError`
+//! The D1 adapter: `store::Sql` over a `worker::D1Database`. D1 errors become `StoreError`
 //! here, so no `worker::Error` or `JsValue` travels into the core.
 //!
-//! A batch crosses into JavaScript once and comes back once (`boundary.js`, `run`): the
-//! statements and their parameters go as one JSON text, and the rows return as one JSON text
-//! (the runtime's own `JSON.stringify`), parsed by serde_json into the core's `Row`s. Binding
-//! each parameter, reading each result and converting the result objects value by value
-//! (serde-wasm-bindgen, as `D1Result::results` does) made several crossings per parameter and
-//! per column of every row. BENCHMARKS.md has the profile that measured it.
+//! Rows cross from JavaScript as one JSON text per statement (the runtime's own
+//! `JSON.stringify`), parsed by serde_json into the core's `Row`s: a handful of crossings per
+//! statement, where converting the result objects value by value (serde-wasm-bindgen, as
+//! `D1Result::results` does) made several per column of every row. BENCHMARKS.md has the
+//! profile that measured it.
 
 use std::cell::RefCell;
 
 use serde_json::Value as Json;
-use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
-use worker::js_sys::Promise;
+use worker::js_sys::{futures::JsFuture, Array, JsString, JSON};
+use worker::worker_sys::types::{
+    D1Database as D1DatabaseSys, D1PreparedStatement, D1Result as D1ResultSys,
+};
 use worker::D1Database;
 
-use super::drive::settle;
-use crate::store::{LocalFuture, Rows, Sql, Stmt, StoreError, Value};
-
-#[wasm_bindgen(module = "/src/worker/boundary.js")]
-extern "C" {
-    /// Prepares `sql` on the binding and returns the index `run` knows it by.
-    #[wasm_bindgen(catch)]
-    fn prepare(db: &JsValue, sql: &str) -> Result<u32, JsValue>;
-    /// Runs `[[index, param, …], …]` as one round trip; resolves to `[[row, …], …]` as text.
-    #[wasm_bindgen(catch)]
-    fn run(db: &JsValue, spec: &str) -> Result<Promise, JsValue>;
-}
+use crate::store::{LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 
 /// The isolate's D1 binding (`worker::database` looks it up once).
 pub struct D1Store(pub &'static D1Database);
 
 thread_local! {
     /// Every statement prepared once per isolate, by the address of its SQL (all of it is
-    /// `'static`), with the index `boundary.js` keeps it under. Sound because the binding they
-    /// came from is the isolate's one. A list, not a map: the app has a few dozen statements,
-    /// and a hasher would cost bundle size for nothing.
-    static PREPARED: RefCell<Vec<(*const u8, u32)>> = const { RefCell::new(Vec::new()) };
+    /// `'static`): preparing hands the SQL text to JavaScript, hundreds of bytes to decode each
+    /// time, while `bind` returns a new statement and leaves the prepared one as it was. Sound
+    /// because the binding they came from is the isolate's one. A list, not a map: the app has
+    /// a few dozen statements, and a hasher would cost bundle size for nothing.
+    static PREPARED: RefCell<Vec<(*const u8, D1PreparedStatement)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A failure inside D1 or its binding, as text for the operator's log: the error's message and,
@@ -63,77 +54,81 @@ impl Sql for D1Store {
 }
 
 impl D1Store {
-    fn binding(&self) -> &JsValue {
-        self.0.as_ref()
+    fn sys(&self) -> &D1DatabaseSys {
+        self.0.as_ref().unchecked_ref()
     }
 
-    /// The index of the isolate's prepared statement for `sql`, prepared on first use.
-    fn prepared(&self, sql: &'static str) -> Result<u32, StoreError> {
+    /// The isolate's prepared statement for `sql`, prepared on first use.
+    fn prepared(&self, sql: &'static str) -> Result<D1PreparedStatement, StoreError> {
         let key = sql.as_ptr();
         let cached = PREPARED.with_borrow(|cache| {
             cache
                 .iter()
                 .find(|(k, _)| *k == key)
-                .map(|(_, index)| *index)
+                .map(|(_, statement)| statement.clone())
         });
-        if let Some(index) = cached {
-            return Ok(index);
+        if let Some(statement) = cached {
+            return Ok(statement);
         }
-        let index = prepare(self.binding(), sql).map_err(backend)?;
-        PREPARED.with_borrow_mut(|cache| cache.push((key, index)));
-        Ok(index)
+        let statement = self.sys().prepare(sql).map_err(backend)?;
+        PREPARED.with_borrow_mut(|cache| cache.push((key, statement.clone())));
+        Ok(statement)
     }
 
     async fn run(&self, stmts: Vec<Stmt>) -> Rows {
-        let count = stmts.len();
-        let mut spec = Vec::with_capacity(count);
-        for stmt in stmts {
-            let mut entry = Vec::with_capacity(stmt.params.len() + 1);
-            entry.push(Json::from(self.prepared(stmt.sql)?));
-            entry.extend(stmt.params.into_iter().map(|p| match p {
-                Value::Int(i) => Json::from(i),
-                Value::Text(s) => Json::String(s),
-                Value::Null => Json::Null,
-            }));
-            spec.push(Json::Array(entry));
+        let mut prepared = Vec::with_capacity(stmts.len());
+        for stmt in &stmts {
+            let params: Array = stmt
+                .params
+                .iter()
+                .map(|p| match p {
+                    Value::Int(i) => JsValue::from_f64(*i as f64),
+                    Value::Text(s) => JsValue::from_str(s),
+                    Value::Null => JsValue::null(),
+                })
+                .collect();
+            prepared.push(self.prepared(stmt.sql)?.bind(params).map_err(backend)?);
         }
-        let spec = Json::Array(spec).to_string();
-        let text = settle(run(self.binding(), &spec).map_err(backend)?)
+        // One statement needs no batch wrapper; either way it is one round trip.
+        if let [only] = prepared.as_slice() {
+            let result = JsFuture::from(only.all().map_err(backend)?)
+                .await
+                .map_err(backend)?;
+            return Ok(vec![rows(result.unchecked_ref())?]);
+        }
+        let statements: Array = prepared.into_iter().collect();
+        let results = JsFuture::from(self.sys().batch(statements).map_err(backend)?)
             .await
             .map_err(backend)?;
-        let text = text
-            .as_string()
-            .ok_or(StoreError::Decode("D1 rows are not a JSON text"))?;
-        rows(&text, count)
+        results
+            .unchecked_into::<Array>()
+            .iter()
+            .map(|result| rows(result.unchecked_ref()))
+            .collect()
     }
 }
 
-/// Each statement's rows from the JSON text `run` resolved to. D1 hands over TEXT as strings,
-/// INTEGER as numbers and NULL as null, which JSON carries exactly (the app's integers stay
-/// within ±2^53). Never inlined, so a CPU profile (scripts/profile) shows this conversion as a
-/// frame of its own.
+/// One statement's rows: its `results` array as one JSON text, parsed here. D1 hands over TEXT
+/// as strings, INTEGER as numbers and NULL as null, which JSON carries exactly (the app's
+/// integers stay within ±2^53). Never inlined, so a CPU profile (scripts/profile) shows this
+/// conversion as a frame of its own.
 #[inline(never)]
-fn rows(text: &str, count: usize) -> Rows {
+fn rows(result: &D1ResultSys) -> Result<Vec<Row>, StoreError> {
+    let Some(results) = result.results().map_err(backend)? else {
+        return Ok(Vec::new());
+    };
+    let text: JsString = JSON::stringify(&results).map_err(backend)?;
     // Parsed as a `Json` from bytes, the very instantiation that parses request bodies, so the
     // bundle carries one JSON parser, not two.
-    let all: Json = serde_json::from_slice(text.as_bytes())
+    let rows: Json = serde_json::from_slice(String::from(text).as_bytes())
         .map_err(|_| StoreError::Decode("D1 rows as JSON"))?;
-    let Json::Array(all) = all else {
+    let Json::Array(rows) = rows else {
         return Err(StoreError::Decode("D1 rows are not an array"));
     };
-    if all.len() != count {
-        return Err(StoreError::Decode("D1 results do not match the statements"));
-    }
-    all.into_iter()
-        .map(|rows| match rows {
-            Json::Array(rows) => rows
-                .into_iter()
-                .map(|row| match row {
-                    Json::Object(row) => Ok(row),
-                    _ => Err(StoreError::Decode("a D1 row is not an object")),
-                })
-                .collect(),
-            _ => Err(StoreError::Decode("a D1 result is not an array of rows")),
+    rows.into_iter()
+        .map(|row| match row {
+            Json::Object(row) => Ok(row),
+            _ => Err(StoreError::Decode("a D1 row is not an object")),
         })
         .collect()
 }

@@ -6,22 +6,18 @@
 //! diagnostics.
 //!
 //! The fetch entry takes and returns the runtime's own `Request` and `Response` (web-sys), not
-//! workers-rs's wrappers; the request's head comes in and the reply goes out in one call each
-//! (`boundary.js`), and what does not change within an isolate (the config, the D1 binding) is
-//! read once per isolate: every crossing between wasm and JavaScript costs (BENCHMARKS.md has
-//! the profile).
+//! workers-rs's wrappers, and what does not change within an isolate (the config, the D1
+//! binding) is read once per isolate: every crossing between wasm and JavaScript costs
+//! (BENCHMARKS.md has the profile).
 
 mod d1;
-mod drive;
 mod sse;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
-use wasm_bindgen::prelude::wasm_bindgen;
-use wasm_bindgen::JsValue;
-use worker::js_sys::{futures::future_to_promise, Promise, Uint8Array};
-use worker::{console_error, web_sys, Env, Response, Result};
+use worker::js_sys::{futures::JsFuture, Array, Uint8Array};
+use worker::{console_error, event, web_sys, Context, Env, Response, Result};
 
 use crate::config::{Config, AUTH_TOKEN_VAR, D1_BINDING, PROJECT_TOKENS_VAR};
 use crate::context::{Caller, Ctx, Scope};
@@ -29,21 +25,6 @@ use crate::http::{self, Plan};
 use crate::store;
 use crate::web;
 use d1::D1Store;
-use drive::{drive, settle};
-
-#[wasm_bindgen(module = "/src/worker/boundary.js")]
-extern "C" {
-    /// `method\nurl\nname\nvalue\n…`: the request's head in one text.
-    #[wasm_bindgen(js_name = requestHead)]
-    fn request_head(request: &web_sys::Request) -> String;
-    /// A `Response` of `status`, the headers `name\nvalue\n…` and a copy of `body`.
-    #[wasm_bindgen(js_name = newResponse, catch)]
-    fn new_response(
-        status: u16,
-        head: &str,
-        body: &[u8],
-    ) -> std::result::Result<web_sys::Response, JsValue>;
-}
 
 /// Whether this isolate has already made sure the schema exists.
 static SCHEMA_READY: AtomicBool = AtomicBool::new(false);
@@ -56,77 +37,50 @@ static CONFIG: OnceLock<Config> = OnceLock::new();
 /// two checks of the binding's constructor name, every one a crossing into JavaScript.
 static D1: OnceLock<worker::D1Database> = OnceLock::new();
 
-/// The Worker's fetch entry (what `#[event(fetch)]` would export, without wasm-bindgen's
-/// executor for the requests that need none): a reply the core can give at once is resolved at
-/// once; MCP and the human view, which wait only on the body and D1, go through the fetch
-/// driver (`drive.rs`); the legacy SSE routes, which wait on the Durable Object through
-/// workers-rs, through wasm-bindgen's executor as before. A failure of the runtime itself is
-/// logged and answered 500 with a fixed body, as `#[event(fetch)]` does.
-#[wasm_bindgen]
-pub fn fetch(req: web_sys::Request, env: Env, _ctx: worker::worker_sys::Context) -> Promise {
+#[event(fetch)]
+async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> Result<web_sys::Response> {
     console_error_panic_hook::set_once();
     let config = config(&env);
     say_token_problem(config);
-    let head = request_head(&req);
-    let (method, url, headers) = parse_head(&head);
-    let (path, query) = path_and_query(url);
+    let method = req.method();
+    let url = req.url();
+    let (path, query) = path_and_query(&url);
+    let headers = request_headers(&req.headers());
     let request = http::Request {
-        method,
+        method: &method,
         path,
         query,
         headers: &headers,
-        own_origin: origin_of(url),
+        own_origin: origin_of(&url),
     };
     match http::plan(&request, config) {
-        Plan::Respond(response) => Promise::resolve(&JsValue::from(or_500(respond(response)))),
-        Plan::Mcp { scope } => drive(async move {
-            or_500(
-                async {
-                    let body = read_body(&req).await?;
-                    let db = database(&env).await?;
-                    let ctx = context(&db, &headers, config, scope);
-                    respond(http::serve_mcp(&headers, &body, &ctx).await)
-                }
-                .await,
-            )
-        }),
-        Plan::Web { action, scope } => drive(async move {
-            or_500(
-                async {
-                    let body = match action.reads_body() {
-                        true => read_body(&req).await?,
-                        false => Vec::new(),
-                    };
-                    let db = database(&env).await?;
-                    let ctx = context(&db, &headers, config, scope);
-                    respond(web::serve(&action, &body, &ctx).await)
-                }
-                .await,
-            )
-        }),
+        Plan::Respond(response) => respond(response),
+        Plan::Mcp { scope } => {
+            let body = read_body(&req).await?;
+            let db = database(&env).await?;
+            let ctx = context(&db, &headers, config, scope);
+            respond(http::serve_mcp(&headers, &body, &ctx).await)
+        }
         Plan::OpenSse {
             endpoint_prefix,
             scope,
-        } => future_to_promise(async move {
-            let opened = sse::open(&env, &endpoint_prefix, &scope).await;
-            Ok(or_500(opened.map(Into::into)).into())
-        }),
-        Plan::SseMessage { session, scope } => future_to_promise(async move {
+        } => Ok(sse::open(&env, &endpoint_prefix, &scope).await?.into()),
+        Plan::SseMessage { session, scope } => {
             let mut req = worker::Request::from(req);
-            let posted = sse::post(&mut req, &env, &headers, &session, &scope).await;
-            Ok(or_500(posted.map(Into::into)).into())
-        }),
+            Ok(sse::post(&mut req, &env, &headers, &session, &scope)
+                .await?
+                .into())
+        }
+        Plan::Web { action, scope } => {
+            let body = match action.reads_body() {
+                true => read_body(&req).await?,
+                false => Vec::new(),
+            };
+            let db = database(&env).await?;
+            let ctx = context(&db, &headers, config, scope);
+            respond(web::serve(&action, &body, &ctx).await)
+        }
     }
-}
-
-/// The reply, or for a failure of the runtime itself (a body that cannot be read, a missing
-/// binding) the log line and the fixed 500 that `#[event(fetch)]` gives.
-fn or_500(result: Result<web_sys::Response>) -> web_sys::Response {
-    result.unwrap_or_else(|e| {
-        console_error!("{e}");
-        respond(http::Response::text(500, "INTERNAL SERVER ERROR"))
-            .expect("a fixed reply is a valid Response")
-    })
 }
 
 /// One log line per isolate when the tokens are missing or malformed. A malformed entry is
@@ -175,22 +129,23 @@ fn path_and_query(url: &str) -> (&str, Option<&str>) {
     (path, query)
 }
 
-/// The method, the URL and the headers of `requestHead`'s text. The Fetch standard forbids
-/// CR, LF and NUL in each of them, so the line breaks delimit exactly.
-fn parse_head(head: &str) -> (&str, &str, http::Headers) {
-    let mut parts = head.split('\n');
-    let method = parts.next().unwrap_or_default();
-    let url = parts.next().unwrap_or_default();
+/// Every request header, fetched in one string: `Array.from(headers).flat().join("\n")`. The
+/// Fetch standard forbids CR, LF and NUL in header names and values, so the line breaks
+/// delimit exactly; names come lower-cased, repeated headers joined with ", ", as iterating
+/// `Headers` gives them.
+fn request_headers(headers: &web_sys::Headers) -> http::Headers {
+    let joined = String::from(Array::from(headers).flat(1).join("\n"));
+    let mut parts = joined.split('\n');
     let mut pairs = Vec::new();
     while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
         pairs.push((name, value));
     }
-    (method, url, http::Headers::new(pairs))
+    http::Headers::new(pairs)
 }
 
 /// The request body, as bytes: the core checks the size and that it is UTF-8 JSON.
 async fn read_body(req: &web_sys::Request) -> Result<Vec<u8>> {
-    let buffer = settle(req.array_buffer()?).await?;
+    let buffer = JsFuture::from(req.array_buffer()?).await?;
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
@@ -224,7 +179,7 @@ fn new_id() -> String {
 
 /// The Workers clock (`Date.now()`): milliseconds since the epoch, UTC.
 fn now_ms() -> i64 {
-    worker::js_sys::Date::now() as i64
+    worker::Date::now().as_millis() as i64
 }
 
 /// The request context over D1, random ids and the Workers clock, for the planned scope.
@@ -238,30 +193,18 @@ fn context<'a>(db: &'a D1Store, headers: &http::Headers, config: &Config, scope:
     }
 }
 
-/// The core's response as the runtime's, in one crossing: the status, the headers as one
-/// text, and the body as bytes (a string body would be decoded from UTF-8 there and encoded
-/// again by `Response`).
+/// The core's response as the runtime's: status and headers in one `ResponseInit`, the body
+/// copied once as bytes. A string body would be decoded from UTF-8 here and encoded again by
+/// `Response`.
 fn respond(response: http::Response) -> Result<web_sys::Response> {
     log_diagnostic(&response);
-    let mut head = String::new();
-    for (name, value) in &response.headers {
-        // What `Headers` would refuse, refused here too: a line break would split the text.
-        if value.contains(['\r', '\n', '\0']) {
-            return Err(worker::Error::RustError(format!(
-                "the header {name} holds a line break"
-            )));
-        }
-        if !head.is_empty() {
-            head.push('\n');
-        }
-        head.push_str(name);
-        head.push('\n');
-        head.push_str(value);
-    }
-    Ok(new_response(
-        response.status,
-        &head,
-        response.body.as_bytes(),
+    let init = web_sys::ResponseInit::new();
+    init.set_status(response.status);
+    init.set_headers_headers(&response_headers(&response)?);
+    let body = Uint8Array::from(response.body.as_bytes());
+    Ok(web_sys::Response::new_with_opt_buffer_source_and_init(
+        Some(&body),
+        &init,
     )?)
 }
 
