@@ -546,9 +546,7 @@ fn measure(opts: &Options) -> Result<String, String> {
         // (two cores, shared) changes over seconds, so it falls on a tool and its floors alike.
         for round in 0..opts.rounds {
             waited += settle(opts.settle);
-            // The order rotates each round so no phase always follows the same neighbour.
-            for k in 0..kinds.len() {
-                let ki = (k + round) % kinds.len();
+            for ki in round_order(round, kinds.len()) {
                 let kind = kinds[ki];
                 let project = format!("bench-add-c{c}-r{round}");
                 prepare(opts, kind, &project)?;
@@ -576,6 +574,21 @@ fn measure(opts: &Options) -> Result<String, String> {
     Ok(report(opts, &results, waited))
 }
 
+/// The order of the `n` targets in round `round`: a rotation that moves on every second round,
+/// forward in even rounds and backward in odd ones. So over any two rounds in a row each target
+/// runs before each other target once and after it once, and over `2n` rounds it takes every
+/// position equally often. A plain rotation is not fair to pairs: two targets two places apart
+/// in a list of six keep their order in four rounds of six, and an A/A run (one build in both
+/// handoff slots, 2026-12-01) found the slot that ran earlier in most rounds at 0.90× the other
+/// at c=1 (the phase after the quiet wait, or after another server's phase, starts colder).
+pub fn round_order(round: usize, n: usize) -> Vec<usize> {
+    let forward = (0..n).map(|k| (k + round / 2) % n);
+    match round % 2 {
+        0 => forward.collect(),
+        _ => forward.rev().collect(),
+    }
+}
+
 const FLOOR: Kind = Kind::new(Work::Floor, Server::Floor);
 const HEALTHZ: Kind = Kind::new(Work::Healthz, Server::Handoff);
 const GET_STATE: Kind = Kind::new(Work::GetState, Server::Handoff);
@@ -584,7 +597,8 @@ const ADD_TASK: Kind = Kind::new(Work::AddTask, Server::Handoff);
 fn report(opts: &Options, results: &Results, waited: Duration) -> String {
     let mut out = format!(
         "HTTP against `wrangler dev` (`bench http`): at concurrency 1, then at 16, {} rounds; \
-         a round is one phase per target back to back, in an order that rotates by round. A \
+         a round is one phase per target back to back, in an order that rotates every second round \
+         and runs backward in odd rounds (`round_order`). A \
          phase is {} requests at c=1 and {} at c=16 (time cap {} s), after {} untimed warm-up \
          requests per target at c=16 and {WARM_C1} at c=1 (so that V8 has compiled most of the \
          Worker's hot wasm with TurboFan, as in a long-lived isolate); before each round the bench waited up to {} s for \
@@ -758,6 +772,48 @@ fn targets(results: &Results, foreign: &[f64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_two_rounds_each_target_runs_before_each_other_once() {
+        for n in 1..=7 {
+            for first in (0..4 * n).step_by(2) {
+                let mut before = vec![vec![0; n]; n];
+                for round in first..first + 2 {
+                    let order = round_order(round, n);
+                    let mut sorted = order.clone();
+                    sorted.sort();
+                    assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "round {round} of {n}");
+                    for (p, &i) in order.iter().enumerate() {
+                        for &j in &order[p + 1..] {
+                            before[i][j] += 1;
+                        }
+                    }
+                }
+                for (i, row) in before.iter().enumerate() {
+                    for (j, &count) in row.iter().enumerate() {
+                        let expected = usize::from(i != j);
+                        assert_eq!(
+                            count, expected,
+                            "{i} before {j}, n={n}, rounds from {first}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn over_2n_rounds_each_target_takes_each_position_equally_often() {
+        for n in 1..=7 {
+            let mut at = vec![vec![0; n]; n];
+            for round in 0..2 * n {
+                for (p, i) in round_order(round, n).into_iter().enumerate() {
+                    at[i][p] += 1;
+                }
+            }
+            assert!(at.iter().flatten().all(|&c| c == 2), "n={n}: {at:?}");
+        }
+    }
 
     #[test]
     fn origin_drops_the_path() {

@@ -152,8 +152,10 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 handoff_pgid: flags.pgid("handoff-pgid")?,
                 floor_pgid: flags.pgid("floor-pgid")?,
                 before: flags.before()?,
-                // Twelve rounds, so the rotating order puts every target in every position three
-                // times, and a median over rounds shrugs off the rounds another build disturbed.
+                // Twelve rounds: an even number, so every pair of targets runs in each order
+                // equally often (`load::round_order`), with six targets (`--against`) each takes
+                // every position twice, and a median over rounds shrugs off the rounds another
+                // build disturbed.
                 rounds: flags.number("rounds", 12)?.max(1),
                 // At c=16 each thread makes 25 requests a phase, so the ragged end of a phase
                 // (fewer than 16 in flight) stays a few per cent of it.

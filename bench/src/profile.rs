@@ -487,8 +487,7 @@ fn measure(opts: &Options) -> Result<String, String> {
     fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
     let mut counts: Vec<Counts> = kinds.iter().map(|_| Counts::default()).collect();
     for round in 0..opts.rounds {
-        for k in 0..kinds.len() {
-            let ki = (k + round) % kinds.len();
+        for ki in load::round_order(round, kinds.len()) {
             let kind = kinds[ki];
             let group = kind.server as usize;
             let project = format!("bench-profile-r{round}");
@@ -571,8 +570,7 @@ fn whole_process(
     let mut requests = vec![0usize; kinds.len()];
     let data = opts.out.join("perf.data");
     for round in 0..opts.perf_rounds {
-        for k in 0..kinds.len() {
-            let ki = (k + round) % kinds.len();
+        for ki in load::round_order(round, kinds.len()) {
             let kind = kinds[ki];
             let pgid = match kind.server {
                 Server::Handoff => opts.handoff_pgid,
@@ -649,7 +647,8 @@ fn whole_process(
     }
     Ok(format!(
         "\nThe whole runtime workerd under `perf record -e cpu-clock -c {}` (one sample per {} µs \
-         of CPU), no V8 profiler attached: {} rounds of {} requests per target, rotating. This \
+         of CPU), no V8 profiler attached: {} rounds of {} requests per target, in the order \
+         of `load::round_order`. This \
          view includes what V8's profiler cannot see (the C++ outside any isolate, and V8's own \
          C++ runtime), but not which JavaScript or wasm function ran (JIT code has no \
          symbols):\n\n{}\nThe 30 symbols that grow most from the floor to get_state:\n\n{}",
@@ -828,7 +827,7 @@ fn report(
         .collect();
     let mut out = format!(
         "CPU profiles (`bench profile`): concurrency 1, {} rounds of {} requests per target, \
-         targets rotating by round; V8 asked to sample every {} µs in every isolate of each \
+         in the order of `load::round_order`; V8 asked to sample every {} µs in every isolate of each \
          runtime workerd, through workerd's own inspector. V8 samples an isolate only while it is \
          entered (workerd runs all of them on one thread), so a sample is time that isolate had \
          the CPU; it is weighted by the median gap between samples in bursts, pooled over the \
