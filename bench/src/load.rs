@@ -66,7 +66,10 @@ impl Options {
             Kind::new(Work::GetState, Server::Handoff),
             Kind::new(Work::AddTask, Server::Handoff),
         ];
+        // The build compared against gets every request the tools' server gets, /healthz too,
+        // so neither server has served more than the other when a phase begins.
         if self.before.is_some() {
+            all.push(Kind::new(Work::Healthz, Server::Before));
             all.push(Kind::new(Work::GetState, Server::Before));
             all.push(Kind::new(Work::AddTask, Server::Before));
         }
@@ -120,9 +123,7 @@ impl Kind {
         };
         match (&opts.before, self.server) {
             (Some(before), Server::Before) => format!("{name} @ {}", before.label),
-            (Some(_), Server::Handoff) if self.work != Work::Healthz => {
-                format!("{name} (this tree)")
-            }
+            (Some(_), Server::Handoff) => format!("{name} (this tree)"),
             _ => name.to_owned(),
         }
     }
