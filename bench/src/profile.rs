@@ -475,15 +475,13 @@ fn measure(opts: &Options) -> Result<String, String> {
         .into_iter()
         .filter(|k| k.work != Work::Healthz)
         .collect();
-    for &kind in &kinds {
-        load::warm_up(
-            &load_opts,
-            kind,
-            "bench-profile-warm",
-            opts.warmup,
-            &sampler,
-        )?;
-    }
+    load::warm_up_all(
+        &load_opts,
+        &kinds,
+        "bench-profile-warm",
+        opts.warmup,
+        &sampler,
+    )?;
     fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
     let mut counts: Vec<Counts> = kinds.iter().map(|_| Counts::default()).collect();
     for round in 0..opts.rounds {
