@@ -191,15 +191,9 @@ pub const INSERT_TASK: &str = "INSERT INTO task (id, project_id, body, kind, dem
      SELECT ?1, ?2, ?3, ?4, ?5, 'open', ?6, ?7, ?6 WHERE EXISTS (SELECT 1 FROM project WHERE id = ?2) \
      AND NOT EXISTS (SELECT 1 FROM task WHERE project_id = ?2 AND kind = ?4 AND body = ?3 AND status = 'open') \
      RETURNING id";
-/// add_task's second statement: the project's anchor, as `LOAD_ANCHOR` reads it, and the open
-/// task with this kind and body (`same_id`: the one just inserted, or the one that was there).
-/// One statement, not two: each statement of a D1 batch costs the database real CPU.
-pub const ANCHOR_AND_SAME_TASK: &str =
-    "SELECT p.north_star AS north_star, f.statement AS statement, f.why AS why, \
-     f.done_when AS done_when, f.updated_at AS at, f.updated_by AS by, \
-     (SELECT id FROM task WHERE project_id = ?1 AND kind = ?2 AND body = ?3 AND status = 'open' \
-     ORDER BY rowid LIMIT 1) AS same_id \
-     FROM project p LEFT JOIN focus f ON f.project_id = p.id WHERE p.id = ?1";
+/// The open task with this kind and body: the one just inserted, or the one that was there.
+const SAME_OPEN_TASK: &str = "SELECT id FROM task \
+     WHERE project_id = ?1 AND kind = ?2 AND body = ?3 AND status = 'open' ORDER BY rowid LIMIT 1";
 /// complete_task's statements hold the one project a scoped caller reaches (`?2` here, `?5` in
 /// the event and the update), or NULL for all: a task of another project is then not found, in
 /// the same statements that would change it.
@@ -370,21 +364,23 @@ pub async fn add_task(
         .batch(vec![
             Stmt::new(INSERT_TASK, params),
             Stmt::new(
-                ANCHOR_AND_SAME_TASK,
+                SAME_OPEN_TASK,
                 vec![project_id.into(), kind.as_str().into(), body.into()],
             ),
+            Stmt::new(LOAD_ANCHOR, vec![project_id.into()]),
         ])
         .await?;
-    let Some(anchor) = anchor(&results, 1)? else {
+    let Some(anchor) = anchor(&results, 2)? else {
         return Ok(Added::NoProject);
     };
     if !first(&results)?.is_empty() {
         return Ok(Added::New(anchor));
     }
-    // `anchor` found the row, so it is there.
-    let same = opt_text(&results[1][0], "same_id")?
+    let same = results
+        .get(1)
+        .and_then(|rows| rows.first())
         .ok_or(StoreError::Decode("no task inserted and none the same"))?;
-    Ok(Added::Existing(same.to_owned(), anchor))
+    Ok(Added::Existing(text(same, "id")?.to_owned(), anchor))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -116,23 +116,6 @@ fn get_state_stays_flat_as_history_grows() {
 }
 
 #[test]
-fn add_task_finds_the_same_open_task_through_its_index() {
-    let plan = query_plan(
-        handoff_mcp::store::ANCHOR_AND_SAME_TASK,
-        &[Some("p"), Some("cleanup"), Some("body")],
-    );
-    assert!(
-        plan.iter().any(|step| step.starts_with("SEARCH task USING")
-            && step.contains("INDEX task_open_same (project_id=? AND kind=? AND body=?)")),
-        "{plan:?}"
-    );
-    assert!(
-        plan.iter().all(|step| !step.starts_with("SCAN task")),
-        "no task scan: {plan:?}"
-    );
-}
-
-#[test]
 fn the_web_list_counts_through_the_partial_index() {
     let plan = query_plan(
         handoff_mcp::store::PROJECT_SUMMARIES,
