@@ -343,42 +343,30 @@ fn settle(limit: Duration) -> Duration {
     start.elapsed()
 }
 
-/// Untimed requests per target before the rounds, at c=16 (see `warm_up`).
+/// Untimed requests per target before the rounds, at c=16 (see `warm_up_all`).
 pub const DEFAULT_WARMUP: usize = 20_000;
 
 /// Untimed requests at c=1 after the warm-up at c=16, so each c=1 connection is warm too.
 pub const WARM_C1: usize = 50;
 
-/// Sends `requests` untimed requests at c=16, then `WARM_C1` at c=1. V8 runs the Worker's wasm
-/// first in its baseline compiler (Liftoff) and recompiles each function with TurboFan once it
-/// has run enough. Measured with `perf` (scripts/profile), get_state still paid compiles after a
-/// few hundred requests, and in one pair of runs after 2,000 still ran enough Liftoff code that
-/// its runtime CPU above the floor was 0.12 ms higher than after 20,000 (Liftoff frame setups
-/// +8.7 µs a request, against +3.3). A long-lived production isolate is past that, so the
-/// default (`DEFAULT_WARMUP`) is 20,000; `--warmup 2000` measures a young isolate.
-fn warm_up(
-    opts: &Options,
-    kind: Kind,
-    project: &str,
-    requests: usize,
-    sampler: &Sampler,
-) -> Result<(), String> {
-    prepare(opts, kind, project)?;
-    let target = Target::build(opts, kind, project);
-    run_phase(&target, 16, requests, opts.cap, sampler)?;
-    run_phase(&target, 1, WARM_C1.min(requests), opts.cap, sampler)?;
-    Ok(())
-}
-
 /// Slices of the warm-up (see `warm_up_all`).
 pub const WARM_SLICES: usize = 10;
 
-/// Warms every target with `requests` untimed requests (`warm_up`), in `WARM_SLICES` slices: each
-/// slice gives every target its share, in the round order of that slice, so all of them end
-/// the warm-up within one slice of each other. Warmed one after the other instead, the target
-/// warmed first sat idle for minutes while the others warmed, and an A/A run (one build in both
-/// handoff slots) then read it 0.90–0.93× the other at c=1, its `/healthz` as much, through
-/// every rotation of the order and either start order of the servers.
+/// Sends every target `requests` untimed requests at c=16, then `WARM_C1` at c=1. V8 runs the
+/// Worker's wasm first in its baseline compiler (Liftoff) and recompiles each function with
+/// TurboFan once it has run enough. Measured with `perf` (scripts/profile), get_state still paid
+/// compiles after a few hundred requests, and in one pair of runs after 2,000 still ran enough
+/// Liftoff code that its runtime CPU above the floor was 0.12 ms higher than after 20,000
+/// (Liftoff frame setups +8.7 µs a request, against +3.3). A long-lived production isolate is
+/// past that, so the default (`DEFAULT_WARMUP`) is 20,000; `--warmup 2000` measures a young
+/// isolate.
+///
+/// The c=16 part comes in `WARM_SLICES` slices, each giving every target its share in the round
+/// order of that slice, so all of them end the warm-up within one slice of each other. Warmed
+/// one after the other instead, the target warmed first sat idle for minutes while the others
+/// warmed, and an A/A run (one build in both handoff slots) then read it 0.90–0.93× the other
+/// at c=1, its `/healthz` as much, through every rotation of the order and either start order
+/// of the servers.
 pub fn warm_up_all(
     opts: &Options,
     kinds: &[Kind],
@@ -386,11 +374,19 @@ pub fn warm_up_all(
     requests: usize,
     sampler: &Sampler,
 ) -> Result<(), String> {
+    let mut targets = Vec::with_capacity(kinds.len());
+    for &kind in kinds {
+        prepare(opts, kind, project)?;
+        targets.push(Target::build(opts, kind, project));
+    }
     for slice in 0..WARM_SLICES {
         let share = requests / WARM_SLICES + usize::from(slice < requests % WARM_SLICES);
         for ki in round_order(slice, kinds.len()) {
-            warm_up(opts, kinds[ki], project, share.max(1), sampler)?;
+            run_phase(&targets[ki], 16, share.max(1), opts.cap, sampler)?;
         }
+    }
+    for target in &targets {
+        run_phase(target, 1, WARM_C1.min(requests), opts.cap, sampler)?;
     }
     Ok(())
 }
@@ -602,9 +598,8 @@ fn measure(opts: &Options) -> Result<String, String> {
 /// forward in even rounds and backward in odd ones. So over any two rounds in a row each target
 /// runs before each other target once and after it once, and over `2n` rounds it takes every
 /// position equally often. A plain rotation is not fair to pairs: two targets two places apart
-/// in a list of six keep their order in four rounds of six, and an A/A run (one build in both
-/// handoff slots, 2026-12-01) found the slot that ran earlier in most rounds at 0.90× the other
-/// at c=1 (the phase after the quiet wait, or after another server's phase, starts colder).
+/// in a list of six keep their order in four rounds of six. (An A/A run's gap between the two
+/// handoff slots did not come from that, but from the warm-up: see `warm_up_all`.)
 pub fn round_order(round: usize, n: usize) -> Vec<usize> {
     let forward = (0..n).map(|k| (k + round / 2) % n);
     match round % 2 {
@@ -624,8 +619,9 @@ fn report(opts: &Options, results: &Results, waited: Duration) -> String {
          a round is one phase per target back to back, in an order that rotates every second round \
          and runs backward in odd rounds (`round_order`). A \
          phase is {} requests at c=1 and {} at c=16 (time cap {} s), after {} untimed warm-up \
-         requests per target at c=16 and {WARM_C1} at c=1 (so that V8 has compiled most of the \
-         Worker's hot wasm with TurboFan, as in a long-lived isolate); before each round the bench waited up to {} s for \
+         requests per target at c=16 in {WARM_SLICES} slices that visit every target in turn and \
+         {WARM_C1} at c=1 (so that V8 has compiled most of the Worker's hot wasm with TurboFan, as \
+         in a long-lived isolate); before each round the bench waited up to {} s for \
          the machine to go quiet ({} s in all). req/s is pooled over the rounds, p50/p99 over \
          every request. Every other figure is taken per round and shown as the median over the \
          rounds with the lowest and highest round beside it: a ratio or a difference compares \
