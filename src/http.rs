@@ -31,9 +31,24 @@ use crate::web;
 /// Largest accepted POST body. Every tool argument fits many times over.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
 
-/// Request headers, names lower-cased, one entry per name. A name given twice holds both
-/// values joined with ", ", as the Fetch `Headers` the Worker reads them from delivers it, so
-/// tests that build headers by hand see what the Worker sees.
+/// Every request header the core reads, lower-cased. The Worker fetches these by name, one
+/// `Headers.get` each: iterating a request's headers makes the runtime copy every one of them
+/// into new strings and arrays (BENCHMARKS.md has the profile).
+pub const READ_HEADERS: [&str; 8] = [
+    "authorization",
+    "content-length",
+    "content-type",
+    "mcp-method",
+    "mcp-name",
+    "mcp-protocol-version",
+    "origin",
+    "user-agent",
+];
+
+/// Request headers, names lower-cased, one entry per name, only the names in `READ_HEADERS`.
+/// A name given twice holds both values joined with ", ", as the Fetch `Headers` the Worker
+/// reads them from delivers it, so tests that build headers by hand see what the Worker sees:
+/// a read of a header missing from the list finds nothing in the tests either.
 #[derive(Debug, Default, Clone)]
 pub struct Headers(Vec<(String, String)>);
 
@@ -42,6 +57,9 @@ impl Headers {
         let mut headers: Vec<(String, String)> = Vec::new();
         for (name, value) in pairs {
             let name = name.as_ref().to_ascii_lowercase();
+            if !READ_HEADERS.contains(&name.as_str()) {
+                continue;
+            }
             let value = value.into();
             match headers.iter_mut().find(|(k, _)| *k == name) {
                 Some((_, joined)) => {
@@ -464,9 +482,28 @@ mod tests {
 
     #[test]
     fn repeated_headers_are_joined_as_fetch_joins_them() {
-        let headers = Headers::new([("Authorization", "a"), ("X", "1"), ("authorization", "b")]);
+        let headers = Headers::new([
+            ("Authorization", "a"),
+            ("Origin", "1"),
+            ("authorization", "b"),
+        ]);
         assert_eq!(headers.get("AUTHORIZATION"), Some("a, b"));
-        assert_eq!(headers.get("x"), Some("1"));
+        assert_eq!(headers.get("origin"), Some("1"));
+    }
+
+    #[test]
+    fn the_routing_headers_dispatch_reads_are_kept() {
+        for name in crate::dispatch::headers::NAMES {
+            assert!(READ_HEADERS.contains(&name), "{name}");
+        }
+    }
+
+    #[test]
+    fn only_the_headers_the_core_reads_are_kept() {
+        let headers = Headers::new([("X-Other", "1"), ("Accept", "*/*"), ("User-Agent", "c")]);
+        assert_eq!(headers.get("x-other"), None);
+        assert_eq!(headers.get("accept"), None);
+        assert_eq!(headers.get("user-agent"), Some("c"));
     }
 
     fn plan_of(method: &str, path: &str, headers: &[(&str, &str)]) -> Plan {

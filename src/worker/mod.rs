@@ -16,7 +16,9 @@ mod sse;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
-use worker::js_sys::{futures::JsFuture, Array, Uint8Array};
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsCast;
+use worker::js_sys::{futures::JsFuture, JsString, Uint8Array};
 use worker::{console_error, event, web_sys, Context, Env, Response, Result};
 
 use crate::config::{Config, AUTH_TOKEN_VAR, D1_BINDING, PROJECT_TOKENS_VAR};
@@ -129,18 +131,34 @@ fn path_and_query(url: &str) -> (&str, Option<&str>) {
     (path, query)
 }
 
-/// Every request header, fetched in one string: `Array.from(headers).flat().join("\n")`. The
-/// Fetch standard forbids CR, LF and NUL in header names and values, so the line breaks
-/// delimit exactly; names come lower-cased, repeated headers joined with ", ", as iterating
-/// `Headers` gives them.
+#[wasm_bindgen]
+extern "C" {
+    /// A request's `Headers`, read one name at a time.
+    type ReadHeaders;
+    #[wasm_bindgen(method, js_name = get)]
+    fn get(this: &ReadHeaders, name: &JsString) -> Option<String>;
+}
+
+thread_local! {
+    /// `http::READ_HEADERS` as JavaScript strings, made once per isolate, so a lookup passes a
+    /// reference, not a name to decode.
+    static HEADER_NAMES: [JsString; http::READ_HEADERS.len()] =
+        http::READ_HEADERS.map(JsString::from);
+}
+
+/// The request headers the core reads (`http::READ_HEADERS`), one `Headers.get` each: the
+/// runtime joins a repeated header's values with ", " as `http::Headers` does. Iterating the
+/// headers instead would copy every one of them into new strings and arrays.
 fn request_headers(headers: &web_sys::Headers) -> http::Headers {
-    let joined = String::from(Array::from(headers).flat(1).join("\n"));
-    let mut parts = joined.split('\n');
-    let mut pairs = Vec::new();
-    while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
-        pairs.push((name, value));
-    }
-    http::Headers::new(pairs)
+    let headers: &ReadHeaders = headers.unchecked_ref();
+    HEADER_NAMES.with(|names| {
+        http::Headers::new(
+            http::READ_HEADERS
+                .iter()
+                .zip(names)
+                .filter_map(|(name, js)| headers.get(js).map(|value| (*name, value))),
+        )
+    })
 }
 
 /// The request body, as bytes: the core checks the size and that it is UTF-8 JSON.
