@@ -1,14 +1,13 @@
 //! SQLite behind `store::Sql`, with D1's semantics (a batch is one transaction, foreign keys on,
-//! rows as column-name maps), for the native tests, the bench and the fuzz target. Built only
+//! rows decoded by their statement's column list), for the native tests, the bench and the fuzz target. Built only
 //! with the `sqlite` feature, never into the Worker. No SQL of its own beyond the migrations.
 
 use rusqlite::types::{Value as SqlValue, ValueRef};
-use serde_json::{json, Map, Value as Json};
 
 use crate::config::Config;
 use crate::context::{Caller, Ctx, Scope};
 use crate::http::{self, Headers, Plan, Response};
-use crate::store::{self, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
+use crate::store::{self, Cell, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 use crate::web;
 
 pub struct Sqlite {
@@ -67,34 +66,36 @@ impl Sqlite {
         for stmt in stmts {
             // Cached, as D1 keeps its prepared statements: re-parsing on every call would charge
             // the core, in the bench, for work the real database does not repeat.
-            let mut prepared = tx.prepare_cached(stmt.sql).map_err(backend)?;
+            let mut prepared = tx.prepare_cached(stmt.query.sql).map_err(backend)?;
             let params = stmt.params.iter().map(|p| match p {
                 Value::Int(i) => SqlValue::Integer(*i),
                 Value::Text(s) => SqlValue::Text(s.clone()),
                 Value::Null => SqlValue::Null,
             });
-            let names: Vec<String> = prepared
-                .column_names()
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
+            // The statement's own columns must be the ones its `Query` lists, in order: every
+            // row the Worker reads is decoded by that list.
+            if prepared.column_names() != stmt.query.columns {
+                return Err(StoreError::Decode(
+                    "a statement's columns are not the ones its Query lists",
+                ));
+            }
             let mut rows = prepared
                 .query(rusqlite::params_from_iter(params))
                 .map_err(backend)?;
             let mut out = Vec::new();
             while let Some(row) = rows.next().map_err(backend)? {
-                let mut map = Map::new();
-                for (i, name) in names.iter().enumerate() {
-                    let value = match row.get_ref(i).map_err(backend)? {
-                        ValueRef::Null => Json::Null,
-                        ValueRef::Integer(n) => json!(n),
-                        ValueRef::Real(f) => json!(f),
-                        ValueRef::Text(t) => json!(String::from_utf8_lossy(t)),
-                        ValueRef::Blob(_) => return Err(StoreError::Decode("a blob")),
-                    };
-                    map.insert(name.clone(), value);
-                }
-                out.push(map);
+                let cells = (0..stmt.query.columns.len())
+                    .map(|i| match row.get_ref(i).map_err(backend)? {
+                        ValueRef::Null => Ok(Cell::Null),
+                        ValueRef::Integer(n) => Ok(Cell::Int(n)),
+                        ValueRef::Text(t) => {
+                            Ok(Cell::Text(String::from_utf8_lossy(t).into_owned()))
+                        }
+                        ValueRef::Real(_) => Err(StoreError::Decode("a real number")),
+                        ValueRef::Blob(_) => Err(StoreError::Decode("a blob")),
+                    })
+                    .collect::<Result<_, _>>()?;
+                out.push(Row::new(stmt.query.columns, cells)?);
             }
             all.push(out);
         }

@@ -7,8 +7,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::LazyLock;
 
-use serde_json::{Map, Value as Json};
-
 use crate::model::{Anchor, Deferred, Event, EventKind, Focus, History, Kind, Stamp, State};
 
 /// A bound parameter. Text and small integers are all the app stores.
@@ -31,21 +29,41 @@ impl From<Option<&str>> for Value {
     }
 }
 
+mod rows;
+
+pub use rows::{from_json as rows_from_json, Cell, Row};
+
+/// One statement of the app: its SQL and the columns of its rows, in order (none for one that
+/// returns no rows). The SQLite adapter checks the list against the statement's own, so a list
+/// that drifts from its SQL fails the native tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Query {
+    pub sql: &'static str,
+    pub columns: &'static [&'static str],
+}
+
+impl Query {
+    const fn rows(sql: &'static str, columns: &'static [&'static str]) -> Query {
+        Query { sql, columns }
+    }
+
+    const fn no_rows(sql: &'static str) -> Query {
+        Query { sql, columns: &[] }
+    }
+}
+
 /// One statement with its parameters.
 #[derive(Debug, Clone)]
 pub struct Stmt {
-    pub sql: &'static str,
+    pub query: Query,
     pub params: Vec<Value>,
 }
 
 impl Stmt {
-    fn new(sql: &'static str, params: Vec<Value>) -> Self {
-        Stmt { sql, params }
+    fn new(query: Query, params: Vec<Value>) -> Self {
+        Stmt { query, params }
     }
 }
-
-/// A result row as D1 returns it: column name to JSON value (TEXT is a string, INTEGER a number).
-pub type Row = Map<String, Json>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -103,13 +121,16 @@ pub fn split_sql(src: &str) -> Vec<String> {
 
 /// wrangler's migration ledger, created exactly as `wrangler d1 migrations apply` creates it, so
 /// either side can go first.
-const CREATE_LEDGER: &str = "CREATE TABLE IF NOT EXISTS d1_migrations(
+const CREATE_LEDGER: Query = Query::no_rows(
+    "CREATE TABLE IF NOT EXISTS d1_migrations(
 		id         INTEGER PRIMARY KEY AUTOINCREMENT,
 		name       TEXT UNIQUE,
 		applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
-)";
-const APPLIED_MIGRATIONS: &str = "SELECT name FROM d1_migrations ORDER BY id";
-const RECORD_MIGRATION: &str = "INSERT INTO d1_migrations (name) VALUES (?1)";
+)",
+);
+const APPLIED_MIGRATIONS: Query =
+    Query::rows("SELECT name FROM d1_migrations ORDER BY id", &["name"]);
+const RECORD_MIGRATION: Query = Query::no_rows("INSERT INTO d1_migrations (name) VALUES (?1)");
 
 /// Brings the database to the current schema through the ledger wrangler keeps: reads which
 /// migrations are applied, then applies each missing one in its own atomic batch that first
@@ -138,7 +159,11 @@ pub async fn ensure_schema(db: &dyn Sql) -> Result<usize, StoreError> {
                 continue;
             }
             let mut stmts = vec![Stmt::new(RECORD_MIGRATION, vec![(*name).into()])];
-            stmts.extend(statements.iter().map(|sql| Stmt::new(sql, Vec::new())));
+            stmts.extend(
+                statements
+                    .iter()
+                    .map(|sql| Stmt::new(Query::no_rows(sql), Vec::new())),
+            );
             match db.batch(stmts).await {
                 Ok(_) => applied_here += 1,
                 // Someone else may have applied it meanwhile: look again, once.
@@ -160,102 +185,143 @@ pub struct Change<'a> {
     pub by: &'a str,
 }
 
-const PROJECT_EXISTS: &str = "SELECT 1 AS one FROM project WHERE id = ?1";
+const PROJECT_EXISTS: Query = Query::rows("SELECT 1 AS one FROM project WHERE id = ?1", &["one"]);
 /// A North Star event, unless the project already has exactly this North Star. Runs before the
 /// upsert, so "already" means before this write.
-const NORTH_STAR_EVENT: &str = "INSERT INTO event (project_id, at, what, value, client) \
+const NORTH_STAR_EVENT: Query = Query::no_rows(
+    "INSERT INTO event (project_id, at, what, value, client) \
      SELECT ?1, ?3, 'north_star', ?2, ?4 \
-     WHERE NOT EXISTS (SELECT 1 FROM project WHERE id = ?1 AND north_star = ?2)";
+     WHERE NOT EXISTS (SELECT 1 FROM project WHERE id = ?1 AND north_star = ?2)",
+);
 /// Creates the project or sets its North Star. Setting the same text again still counts as set
 /// now (a confirmation), though the history records no change.
-const UPSERT_NORTH_STAR: &str =
+const UPSERT_NORTH_STAR: Query = Query::no_rows(
     "INSERT INTO project (id, name, north_star, created_at, updated_at, updated_by) \
      VALUES (?1, ?1, ?2, ?3, ?3, ?4) \
      ON CONFLICT (id) DO UPDATE SET north_star = excluded.north_star, \
-     updated_at = excluded.updated_at, updated_by = excluded.updated_by";
+     updated_at = excluded.updated_at, updated_by = excluded.updated_by",
+);
 /// A focus event, if the project exists and its focus is not already exactly this one.
-const FOCUS_EVENT: &str =
+const FOCUS_EVENT: Query = Query::no_rows(
     "INSERT INTO event (project_id, at, what, value, note, done_when, client) \
      SELECT ?1, ?5, 'focus', ?2, ?3, ?4, ?6 \
      WHERE EXISTS (SELECT 1 FROM project WHERE id = ?1) \
      AND NOT EXISTS (SELECT 1 FROM focus WHERE project_id = ?1 AND statement = ?2 \
-     AND why IS ?3 AND done_when IS ?4)";
-const UPSERT_FOCUS: &str = "INSERT INTO focus (project_id, statement, why, done_when, created_at, updated_at, updated_by) \
+     AND why IS ?3 AND done_when IS ?4)",
+);
+const UPSERT_FOCUS: Query = Query::no_rows("INSERT INTO focus (project_id, statement, why, done_when, created_at, updated_at, updated_by) \
      SELECT ?1, ?2, ?3, ?4, ?5, ?5, ?6 WHERE EXISTS (SELECT 1 FROM project WHERE id = ?1) \
      ON CONFLICT (project_id) DO UPDATE SET statement = excluded.statement, why = excluded.why, \
-     done_when = excluded.done_when, updated_at = excluded.updated_at, updated_by = excluded.updated_by";
+     done_when = excluded.done_when, updated_at = excluded.updated_at, updated_by = excluded.updated_by");
 /// Inserts the task unless an open task of the project has the same kind and body: the check
 /// rides in the inserting statement (served by `task_open_same`), so a retried or concurrent
 /// identical call cannot add a second one.
-pub const INSERT_TASK: &str = "INSERT INTO task (id, project_id, body, kind, demoted, status, created_at, created_by, updated_at) \
+pub const INSERT_TASK: Query = Query::rows(
+    "INSERT INTO task (id, project_id, body, kind, demoted, status, created_at, created_by, updated_at) \
      SELECT ?1, ?2, ?3, ?4, ?5, 'open', ?6, ?7, ?6 WHERE EXISTS (SELECT 1 FROM project WHERE id = ?2) \
      AND NOT EXISTS (SELECT 1 FROM task WHERE project_id = ?2 AND kind = ?4 AND body = ?3 AND status = 'open') \
-     RETURNING id";
+     RETURNING id",
+    &["id"],
+);
 /// The open task with this kind and body: the one just inserted, or the one that was there.
-const SAME_OPEN_TASK: &str = "SELECT id FROM task \
-     WHERE project_id = ?1 AND kind = ?2 AND body = ?3 AND status = 'open' ORDER BY rowid LIMIT 1";
+const SAME_OPEN_TASK: Query = Query::rows(
+    "SELECT id FROM task \
+     WHERE project_id = ?1 AND kind = ?2 AND body = ?3 AND status = 'open' ORDER BY rowid LIMIT 1",
+    &["id"],
+);
 /// complete_task's statements hold the one project a scoped caller reaches (`?2` here, `?5` in
 /// the event and the update), or NULL for all: a task of another project is then not found, in
 /// the same statements that would change it.
-const TASK_BY_ID: &str = "SELECT project_id, kind, status FROM task \
-     WHERE id = ?1 AND (?2 IS NULL OR project_id = ?2)";
+const TASK_BY_ID: Query = Query::rows(
+    "SELECT project_id, kind, status FROM task \
+     WHERE id = ?1 AND (?2 IS NULL OR project_id = ?2)",
+    &["project_id", "kind", "status"],
+);
 /// The completion's event, only if the task is still open (it runs before the update).
-const COMPLETION_EVENT: &str =
+const COMPLETION_EVENT: Query = Query::no_rows(
     "INSERT INTO event (project_id, at, what, value, note, task_id, kind, client) \
      SELECT project_id, ?2, 'completed', body, ?3, id, kind, ?4 FROM task \
-     WHERE id = ?1 AND status <> 'done' AND (?5 IS NULL OR project_id = ?5)";
-const COMPLETE_TASK: &str =
+     WHERE id = ?1 AND status <> 'done' AND (?5 IS NULL OR project_id = ?5)",
+);
+const COMPLETE_TASK: Query = Query::no_rows(
     "UPDATE task SET status = 'done', completed_at = ?2, completed_by = ?4, \
      evidence = ?3, updated_at = ?2 \
-     WHERE id = ?1 AND status <> 'done' AND (?5 IS NULL OR project_id = ?5)";
+     WHERE id = ?1 AND status <> 'done' AND (?5 IS NULL OR project_id = ?5)",
+);
 /// Everything get_state shows, in one statement: part 0 is the project, part 1 its focus, part 2
 /// its open deferred tasks in insertion order. The task arm matches the partial index
 /// `task_open_deferred` term for term, so SQLite reads only open deferred rows.
-pub const LOAD_STATE: &str = "\
+pub const LOAD_STATE: Query = Query::rows(
+    "\
 SELECT 0 AS part, 0 AS seq, north_star AS a, updated_by AS b, NULL AS c, updated_at AS d, NULL AS e \
 FROM project WHERE id = ?1 \
 UNION ALL SELECT 1, 0, statement, updated_by, why, updated_at, done_when FROM focus WHERE project_id = ?1 \
 UNION ALL SELECT 2, rowid, id, kind, body, NULL, NULL FROM task \
 WHERE project_id = ?1 AND demoted = 1 AND status = 'open' \
-ORDER BY part, seq";
+ORDER BY part, seq",
+    &["part", "seq", "a", "b", "c", "d", "e"],
+);
+/// The columns of both anchor reads.
+const ANCHOR_COLUMNS: &[&str] = &["north_star", "statement", "why", "done_when", "at", "by"];
 /// The project's North Star and focus, read at the end of each write's batch so the reply can
 /// end with the 🎯/▶ lines as they stand after the write (no extra round trip).
-const LOAD_ANCHOR: &str =
+const LOAD_ANCHOR: Query = Query::rows(
     "SELECT p.north_star AS north_star, f.statement AS statement, f.why AS why, \
      f.done_when AS done_when, f.updated_at AS at, f.updated_by AS by \
-     FROM project p LEFT JOIN focus f ON f.project_id = p.id WHERE p.id = ?1";
+     FROM project p LEFT JOIN focus f ON f.project_id = p.id WHERE p.id = ?1",
+    ANCHOR_COLUMNS,
+);
 /// The same for the project a task belongs to (complete_task names only the task), within the
 /// caller's project (`?2`, NULL for all).
-const LOAD_ANCHOR_OF_TASK: &str = "SELECT p.north_star AS north_star, f.statement AS statement, \
+const LOAD_ANCHOR_OF_TASK: Query = Query::rows(
+    "SELECT p.north_star AS north_star, f.statement AS statement, \
      f.why AS why, f.done_when AS done_when, f.updated_at AS at, f.updated_by AS by \
      FROM project p LEFT JOIN focus f ON f.project_id = p.id \
-     WHERE p.id = (SELECT project_id FROM task WHERE id = ?1 AND (?2 IS NULL OR project_id = ?2))";
+     WHERE p.id = (SELECT project_id FROM task WHERE id = ?1 AND (?2 IS NULL OR project_id = ?2))",
+    ANCHOR_COLUMNS,
+);
 /// Most events the history shows.
 pub const HISTORY_LIMIT: usize = 50;
 /// A project's history in one statement: part 0 says the project exists, part 1 is its newest
 /// events newest first, part 2 the count of all its events. Served by `event_by_project`.
-pub const LOAD_HISTORY: &str = "\
+pub const LOAD_HISTORY: Query = Query::rows(
+    "\
 SELECT 0 AS part, 0 AS seq, NULL AS at, NULL AS what, NULL AS value, NULL AS note, NULL AS done_when, \
 NULL AS kind, NULL AS client FROM project WHERE id = ?1 \
 UNION ALL SELECT * FROM (SELECT 1, seq, at, what, value, note, done_when, kind, client FROM event \
 WHERE project_id = ?1 ORDER BY seq DESC LIMIT ?2) \
 UNION ALL SELECT 2, count(*), NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM event WHERE project_id = ?1 \
-ORDER BY part, seq DESC";
+ORDER BY part, seq DESC",
+    &["part", "seq", "at", "what", "value", "note", "done_when", "kind", "client"],
+);
 /// A page of project ids; `?3` keeps only that one (a scoped caller's), NULL keeps all.
-const PROJECT_IDS: &str = "SELECT id FROM project WHERE id > ?1 AND (?3 IS NULL OR id = ?3) \
-     ORDER BY id LIMIT ?2";
+const PROJECT_IDS: Query = Query::rows(
+    "SELECT id FROM project WHERE id > ?1 AND (?3 IS NULL OR id = ?3) \
+     ORDER BY id LIMIT ?2",
+    &["id"],
+);
 /// A page of projects for the web list, in one statement: each project's North Star, focus (and
 /// when it was set) and open deferred counts; `?3` keeps only that project, as in `PROJECT_IDS`.
 /// The counts are correlated subqueries that SQLite serves from a partial index of open tasks,
 /// so done tasks cost nothing.
-pub const PROJECT_SUMMARIES: &str = "\
+pub const PROJECT_SUMMARIES: Query = Query::rows(
+    "\
 SELECT p.id AS id, p.north_star AS north_star, f.statement AS statement, f.updated_at AS focus_at, \
 (SELECT count(*) FROM task t WHERE t.project_id = p.id AND t.demoted = 1 AND t.status = 'open' \
 AND t.kind = 'cleanup') AS cleanup, \
 (SELECT count(*) FROM task t WHERE t.project_id = p.id AND t.demoted = 1 AND t.status = 'open' \
 AND t.kind = 'record') AS record \
 FROM project p LEFT JOIN focus f ON f.project_id = p.id \
-WHERE p.id > ?1 AND (?3 IS NULL OR p.id = ?3) ORDER BY p.id LIMIT ?2";
+WHERE p.id > ?1 AND (?3 IS NULL OR p.id = ?3) ORDER BY p.id LIMIT ?2",
+    &[
+        "id",
+        "north_star",
+        "statement",
+        "focus_at",
+        "cleanup",
+        "record",
+    ],
+);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Upsert {
@@ -605,29 +671,25 @@ pub async fn project_summaries(
 /// `?3` the one project to keep (NULL: all).
 async fn projects_after(
     db: &dyn Sql,
-    sql: &'static str,
+    query: Query,
     after: Option<&str>,
     limit: usize,
     only: Option<&str>,
 ) -> Rows {
     let limit = Value::Int(i64::try_from(limit).unwrap_or(i64::MAX));
     db.batch(vec![Stmt::new(
-        sql,
+        query,
         vec![after.unwrap_or("").into(), limit, only.into()],
     )])
     .await
 }
 
-/// An integer column; D1 hands numbers over as JavaScript doubles, SQLite as integers: read
-/// either. `None` for NULL.
+/// An integer column; `None` for NULL.
 fn int(row: &Row, column: &'static str) -> Result<Option<i64>, StoreError> {
     match row.get(column) {
-        None | Some(Json::Null) => Ok(None),
-        Some(v) => v
-            .as_i64()
-            .or_else(|| v.as_f64().map(|f| f as i64))
-            .map(Some)
-            .ok_or(StoreError::Decode(column)),
+        Some(Cell::Null) => Ok(None),
+        Some(Cell::Int(n)) => Ok(Some(*n)),
+        _ => Err(StoreError::Decode(column)),
     }
 }
 
@@ -646,16 +708,17 @@ fn first(results: &[Vec<Row>]) -> Result<&Vec<Row>, StoreError> {
 }
 
 fn text<'a>(row: &'a Row, column: &'static str) -> Result<&'a str, StoreError> {
-    row.get(column)
-        .and_then(Json::as_str)
-        .ok_or(StoreError::Decode(column))
+    match row.get(column) {
+        Some(Cell::Text(s)) => Ok(s),
+        _ => Err(StoreError::Decode(column)),
+    }
 }
 
 fn opt_text<'a>(row: &'a Row, column: &'static str) -> Result<Option<&'a str>, StoreError> {
     match row.get(column) {
-        None | Some(Json::Null) => Ok(None),
-        Some(Json::String(s)) => Ok(Some(s)),
-        Some(_) => Err(StoreError::Decode(column)),
+        Some(Cell::Null) => Ok(None),
+        Some(Cell::Text(s)) => Ok(Some(s)),
+        _ => Err(StoreError::Decode(column)),
     }
 }
 
@@ -680,7 +743,7 @@ mod tests {
     impl Sql for NeverMigrates {
         fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
             self.batches.set(self.batches.get() + 1);
-            let rows = match (stmts[0].sql, self.batches.get() > self.give_up_after) {
+            let rows = match (stmts[0].query, self.batches.get() > self.give_up_after) {
                 (CREATE_LEDGER, false) => Ok(vec![Vec::new(), Vec::new()]),
                 _ => Err(StoreError::Backend("no such table: project".into())),
             };

@@ -2,14 +2,16 @@
 //! here, so no `worker::Error` or `JsValue` travels into the core.
 //!
 //! Rows cross from JavaScript as one JSON text per statement (the runtime's own
-//! `JSON.stringify`), parsed by serde_json into the core's `Row`s: a handful of crossings per
-//! statement, where converting the result objects value by value (serde-wasm-bindgen, as
-//! `D1Result::results` does) made several per column of every row. BENCHMARKS.md has the
-//! profile that measured it.
+//! `JSON.stringify`), decoded by the core (`store::rows_from_json`) into cells in the order of
+//! the statement's columns: a handful of crossings per statement, where converting the result
+//! objects value by value (serde-wasm-bindgen, as `D1Result::results` does) made several per
+//! column of every row. A statement alone is read with `raw()`, each row an array, so D1's
+//! client builds no object per row and the text carries no column names; a batch's results are
+//! objects, their keys checked against the columns. A statement that returns no rows is not
+//! read at all. BENCHMARKS.md has the profile that measured it.
 
 use std::cell::RefCell;
 
-use serde_json::Value as Json;
 use wasm_bindgen::{JsCast, JsValue};
 use worker::js_sys::{futures::JsFuture, Array, JsString, JSON};
 use worker::worker_sys::types::{
@@ -17,7 +19,7 @@ use worker::worker_sys::types::{
 };
 use worker::D1Database;
 
-use crate::store::{LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
+use crate::store::{self, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 
 /// The isolate's D1 binding (`worker::database` looks it up once).
 pub struct D1Store(pub &'static D1Database);
@@ -87,14 +89,18 @@ impl D1Store {
                     Value::Null => JsValue::null(),
                 })
                 .collect();
-            prepared.push(self.prepared(stmt.sql)?.bind(params).map_err(backend)?);
+            prepared.push(
+                self.prepared(stmt.query.sql)?
+                    .bind(params)
+                    .map_err(backend)?,
+            );
         }
         // One statement needs no batch wrapper; either way it is one round trip.
-        if let [only] = prepared.as_slice() {
-            let result = JsFuture::from(only.all().map_err(backend)?)
+        if let ([only], [stmt]) = (prepared.as_slice(), stmts.as_slice()) {
+            let raw = JsFuture::from(only.raw().map_err(backend)?)
                 .await
                 .map_err(backend)?;
-            return Ok(vec![rows(result.unchecked_ref())?]);
+            return Ok(vec![rows(&raw, stmt.query.columns)?]);
         }
         let statements: Array = prepared.into_iter().collect();
         let results = JsFuture::from(self.sys().batch(statements).map_err(backend)?)
@@ -103,32 +109,25 @@ impl D1Store {
         results
             .unchecked_into::<Array>()
             .iter()
-            .map(|result| rows(result.unchecked_ref()))
+            .zip(&stmts)
+            .map(|(result, stmt)| match stmt.query.columns {
+                [] => Ok(Vec::new()),
+                columns => match result.unchecked_ref::<D1ResultSys>().results() {
+                    Ok(Some(results)) => rows(&results, columns),
+                    Ok(None) => Ok(Vec::new()),
+                    Err(e) => Err(backend(e)),
+                },
+            })
             .collect()
     }
 }
 
-/// One statement's rows: its `results` array as one JSON text, parsed here. D1 hands over TEXT
-/// as strings, INTEGER as numbers and NULL as null, which JSON carries exactly (the app's
-/// integers stay within ±2^53). Never inlined, so a CPU profile (scripts/profile) shows this
-/// conversion as a frame of its own.
+/// One statement's rows, as one JSON text decoded by the core. D1 hands over TEXT as strings,
+/// INTEGER as numbers and NULL as null, which JSON carries exactly (the app's integers stay
+/// within ±2^53). Never inlined, so a CPU profile (scripts/profile) shows this conversion as a
+/// frame of its own.
 #[inline(never)]
-fn rows(result: &D1ResultSys) -> Result<Vec<Row>, StoreError> {
-    let Some(results) = result.results().map_err(backend)? else {
-        return Ok(Vec::new());
-    };
-    let text: JsString = JSON::stringify(&results).map_err(backend)?;
-    // Parsed as a `Json` from bytes, the very instantiation that parses request bodies, so the
-    // bundle carries one JSON parser, not two.
-    let rows: Json = serde_json::from_slice(String::from(text).as_bytes())
-        .map_err(|_| StoreError::Decode("D1 rows as JSON"))?;
-    let Json::Array(rows) = rows else {
-        return Err(StoreError::Decode("D1 rows are not an array"));
-    };
-    rows.into_iter()
-        .map(|row| match row {
-            Json::Object(row) => Ok(row),
-            _ => Err(StoreError::Decode("a D1 row is not an object")),
-        })
-        .collect()
+fn rows(results: &JsValue, columns: &'static [&'static str]) -> Result<Vec<Row>, StoreError> {
+    let text: JsString = JSON::stringify(results).map_err(backend)?;
+    store::rows_from_json(columns, String::from(text).as_bytes())
 }

@@ -281,7 +281,7 @@ fn new_statements_are_served_by_indexes() {
     let s = project();
     let history = plan(
         &s,
-        handoff_mcp::store::LOAD_HISTORY,
+        handoff_mcp::store::LOAD_HISTORY.sql,
         rusqlite::params!["p", 50],
     );
     assert!(
@@ -296,7 +296,7 @@ fn new_statements_are_served_by_indexes() {
     );
     let insert = plan(
         &s,
-        handoff_mcp::store::INSERT_TASK,
+        handoff_mcp::store::INSERT_TASK.sql,
         rusqlite::params!["t", "p", "b", "cleanup", 1, 0, "c"],
     );
     assert!(

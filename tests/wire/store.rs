@@ -51,7 +51,7 @@ fn query_plan(sql: &str, params: &[Option<&str>]) -> Vec<String> {
 
 #[test]
 fn the_open_deferred_query_uses_the_partial_index() {
-    let plan = query_plan(handoff_mcp::store::LOAD_STATE, &[Some("p")]);
+    let plan = query_plan(handoff_mcp::store::LOAD_STATE.sql, &[Some("p")]);
     assert!(
         plan.iter()
             .any(|step| step == "SEARCH task USING INDEX task_open_deferred (project_id=?)"),
@@ -73,7 +73,10 @@ fn the_schema_replays_on_a_migrated_database() {
 
 /// SQLite's virtual-machine steps for get_state's statement on one project.
 fn open_deferred_steps(s: &Server, project: &str) -> i32 {
-    let mut stmt = s.db.conn.prepare(handoff_mcp::store::LOAD_STATE).unwrap();
+    let mut stmt =
+        s.db.conn
+            .prepare(handoff_mcp::store::LOAD_STATE.sql)
+            .unwrap();
     let rows = stmt.query_map([project], |_| Ok(())).unwrap().count();
     assert_eq!(rows, 11, "the project row and its 10 open deferred tasks");
     stmt.get_status(rusqlite::StatementStatus::VmStep)
@@ -118,7 +121,7 @@ fn get_state_stays_flat_as_history_grows() {
 #[test]
 fn the_web_list_counts_through_the_partial_index() {
     let plan = query_plan(
-        handoff_mcp::store::PROJECT_SUMMARIES,
+        handoff_mcp::store::PROJECT_SUMMARIES.sql,
         &[Some(""), Some("100"), None],
     );
     // Each count searches an index of open tasks by project (SQLite picks one of the partial
@@ -134,4 +137,35 @@ fn the_web_list_counts_through_the_partial_index() {
         plan.iter().all(|step| !step.starts_with("SCAN t")),
         "no task scan: {plan:?}"
     );
+}
+
+/// Every row is decoded by its statement's column list, so the SQLite adapter refuses a list
+/// that is not the statement's own, and the tests of every statement catch one that drifts.
+#[test]
+fn a_column_list_that_is_not_the_statements_is_refused() {
+    use handoff_mcp::store::{Cell, Query, Stmt};
+    let db = handoff_mcp::sqlite::Sqlite::migrated();
+    let run = |columns: &'static [&'static str]| {
+        let query = Query {
+            sql: "SELECT 1 AS one, 'x' AS two",
+            columns,
+        };
+        db.run(&[Stmt {
+            query,
+            params: Vec::new(),
+        }])
+        .map_err(|e| e.to_string())
+    };
+    let rows = run(&["one", "two"]).unwrap();
+    assert_eq!(rows[0][0].get("two"), Some(&Cell::Text("x".into())));
+    for wrong in [&["two", "one"][..], &["one"], &["one", "two", "three"], &[]] {
+        assert_eq!(
+            run(wrong),
+            Err(
+                "unexpected row shape: a statement's columns are not the ones its Query lists"
+                    .into()
+            ),
+            "{wrong:?}"
+        );
+    }
 }
