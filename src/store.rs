@@ -213,21 +213,26 @@ const UPSERT_FOCUS: Query = Query::no_rows("INSERT INTO focus (project_id, state
      SELECT ?1, ?2, ?3, ?4, ?5, ?5, ?6 WHERE EXISTS (SELECT 1 FROM project WHERE id = ?1) \
      ON CONFLICT (project_id) DO UPDATE SET statement = excluded.statement, why = excluded.why, \
      done_when = excluded.done_when, updated_at = excluded.updated_at, updated_by = excluded.updated_by");
-/// Inserts the task unless an open task of the project has the same kind and body: the check
-/// rides in the inserting statement (served by `task_open_same`), so a retried or concurrent
-/// identical call cannot add a second one.
+/// add_task in one statement: inserts the task unless an open task of the project has the same
+/// kind and body, and returns the id of the task that is there now with the project's anchor.
+/// The id inserted is that open task's own when there is one (found through `task_open_same`),
+/// so the insert then conflicts on the primary key and the upsert leaves the row as it was,
+/// yet returns it: a retried or concurrent identical call cannot add a second task, and the
+/// answer needs no second read. No project, no row (the SELECT finds none, nothing is written).
+/// The anchor rides in RETURNING as subqueries; add_task changes neither of its parts.
 pub const INSERT_TASK: Query = Query::rows(
     "INSERT INTO task (id, project_id, body, kind, demoted, status, created_at, created_by, updated_at) \
-     SELECT ?1, ?2, ?3, ?4, ?5, 'open', ?6, ?7, ?6 WHERE EXISTS (SELECT 1 FROM project WHERE id = ?2) \
-     AND NOT EXISTS (SELECT 1 FROM task WHERE project_id = ?2 AND kind = ?4 AND body = ?3 AND status = 'open') \
-     RETURNING id",
-    &["id"],
-);
-/// The open task with this kind and body: the one just inserted, or the one that was there.
-const SAME_OPEN_TASK: Query = Query::rows(
-    "SELECT id FROM task \
-     WHERE project_id = ?1 AND kind = ?2 AND body = ?3 AND status = 'open' ORDER BY rowid LIMIT 1",
-    &["id"],
+     SELECT coalesce((SELECT id FROM task WHERE project_id = ?2 AND kind = ?4 AND body = ?3 \
+     AND status = 'open' ORDER BY rowid LIMIT 1), ?1), ?2, ?3, ?4, ?5, 'open', ?6, ?7, ?6 \
+     WHERE EXISTS (SELECT 1 FROM project WHERE id = ?2) \
+     ON CONFLICT (id) DO UPDATE SET updated_at = updated_at \
+     RETURNING id, (SELECT north_star FROM project WHERE id = ?2) AS north_star, \
+     (SELECT statement FROM focus WHERE project_id = ?2) AS statement, \
+     (SELECT why FROM focus WHERE project_id = ?2) AS why, \
+     (SELECT done_when FROM focus WHERE project_id = ?2) AS done_when, \
+     (SELECT updated_at FROM focus WHERE project_id = ?2) AS at, \
+     (SELECT updated_by FROM focus WHERE project_id = ?2) AS by",
+    &["id", "north_star", "statement", "why", "done_when", "at", "by"],
 );
 /// complete_task's statements hold the one project a scoped caller reaches (`?2` here, `?5` in
 /// the event and the update), or NULL for all: a task of another project is then not found, in
@@ -426,27 +431,16 @@ pub async fn add_task(
         Value::Int(change.at_ms),
         change.by.into(),
     ];
-    let results = db
-        .batch(vec![
-            Stmt::new(INSERT_TASK, params),
-            Stmt::new(
-                SAME_OPEN_TASK,
-                vec![project_id.into(), kind.as_str().into(), body.into()],
-            ),
-            Stmt::new(LOAD_ANCHOR, vec![project_id.into()]),
-        ])
-        .await?;
-    let Some(anchor) = anchor(&results, 2)? else {
+    let results = db.batch(vec![Stmt::new(INSERT_TASK, params)]).await?;
+    let Some(row) = first(&results)?.first() else {
         return Ok(Added::NoProject);
     };
-    if !first(&results)?.is_empty() {
-        return Ok(Added::New(anchor));
-    }
-    let same = results
-        .get(1)
-        .and_then(|rows| rows.first())
-        .ok_or(StoreError::Decode("no task inserted and none the same"))?;
-    Ok(Added::Existing(text(same, "id")?.to_owned(), anchor))
+    let anchor = anchor(&results, 0)?.ok_or(StoreError::Decode("anchor of the task"))?;
+    let there = text(row, "id")?;
+    Ok(match there == id {
+        true => Added::New(anchor),
+        false => Added::Existing(there.to_owned(), anchor),
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

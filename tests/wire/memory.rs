@@ -210,7 +210,11 @@ fn a_retried_add_task_returns_the_open_task_and_adds_nothing() {
         first.starts_with("Added record task task-1 to project \"p\"."),
         "{first}"
     );
-    for _ in 0..15 {
+    let stored =
+        "SELECT created_at || ' ' || created_by || ' ' || updated_at FROM task WHERE id = 'task-1'";
+    let as_added = s.db.stored(stored);
+    for retry in 1..=15 {
+        s.now.set(NOW_MS + retry * HOUR);
         let again = text(&s.ok(
             "add_task",
             json!({"project_id": "p", "body": "same", "kind": "record"}),
@@ -221,6 +225,8 @@ fn a_retried_add_task_returns_the_open_task_and_adds_nothing() {
         );
     }
     assert_eq!(s.db.stored("SELECT count(*) || '' FROM task"), "1");
+    // The retries left the task as it was added: its times and author are the first call's.
+    assert_eq!(s.db.stored(stored), as_added);
     // Another kind, or the same body once the first is done, is a new task.
     s.ok(
         "add_task",
