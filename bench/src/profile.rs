@@ -204,8 +204,9 @@ fn short_name(name: &str) -> String {
 /// a frame `outer` above it.
 const OPERATIONS: &[(&str, &[&str])] = &[
     (
-        "D1 rows into serde_json maps",
+        "D1 rows: JSON.stringify, then decoded into cells",
         &[
+            "handoff_mcp::store::rows",
             "serde_wasm_bindgen",
             "D1Result::results",
             "handoff_mcp::worker::d1::D1Store::run > GenericShunt",
