@@ -227,20 +227,23 @@ pub fn history(history: &History) -> String {
 fn push_inline(out: &mut String, text: &str) {
     let start = out.len();
     let mut pending_space = false;
-    for c in text.chars() {
-        if is_bidi_control(c) {
-            continue;
+    // Kept characters are copied a run at a time, from `run` up to the next one dropped: every
+    // kept character before a pending space is already in `out`, so the space lands between.
+    let mut run = 0;
+    for (i, c) in text.char_indices() {
+        let space = c.is_control() || c.is_whitespace();
+        if space || is_bidi_control(c) {
+            out.push_str(&text[run..i]);
+            run = i + c.len_utf8();
+            pending_space |= space;
+        } else if pending_space {
+            if out.len() > start {
+                out.push(' ');
+            }
+            pending_space = false;
         }
-        if c.is_control() || c.is_whitespace() {
-            pending_space = true;
-            continue;
-        }
-        if pending_space && out.len() > start {
-            out.push(' ');
-        }
-        pending_space = false;
-        out.push(c);
     }
+    out.push_str(&text[run..]);
 }
 
 /// True when a stored string would show nothing at all: only whitespace, control characters,
@@ -527,6 +530,53 @@ mod tests {
                 first_two.join("\n")
             );
         }
+    }
+
+    /// `push_inline` copies runs of kept characters; its output is the one character-by-character
+    /// rule's, for every string of up to five characters from an alphabet of each kind.
+    #[test]
+    fn inline_text_is_the_character_by_character_rule() {
+        fn one_by_one(out: &mut String, text: &str) {
+            let start = out.len();
+            let mut pending_space = false;
+            for c in text.chars() {
+                if is_bidi_control(c) {
+                    continue;
+                }
+                if c.is_control() || c.is_whitespace() {
+                    pending_space = true;
+                    continue;
+                }
+                if pending_space && out.len() > start {
+                    out.push(' ');
+                }
+                pending_space = false;
+                out.push(c);
+            }
+        }
+        let alphabet = [
+            'a', 'é', '界', '🎯', ' ', '\n', '\t', '\u{7}', '\u{3000}', '\u{202A}', '\u{2066}',
+            '\u{200B}',
+        ];
+        let mut text = String::new();
+        let mut tried = 0;
+        for n in 0..=5u32 {
+            for mut code in 0..alphabet.len().pow(n) {
+                text.clear();
+                for _ in 0..n {
+                    text.push(alphabet[code % alphabet.len()]);
+                    code /= alphabet.len();
+                }
+                for prefix in ["", "x:"] {
+                    let (mut runs, mut chars) = (prefix.to_owned(), prefix.to_owned());
+                    push_inline(&mut runs, &text);
+                    one_by_one(&mut chars, &text);
+                    assert_eq!(runs, chars, "{text:?} after {prefix:?}");
+                    tried += 1;
+                }
+            }
+        }
+        assert_eq!(tried, 2 * (0..=5).map(|n| 12usize.pow(n)).sum::<usize>());
     }
 
     #[test]
