@@ -13,6 +13,7 @@
 mod d1;
 mod sse;
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
@@ -216,14 +217,60 @@ fn context<'a>(db: &'a D1Store, headers: &http::Headers, config: &Config, scope:
 /// `Response`.
 fn respond(response: http::Response) -> Result<web_sys::Response> {
     log_diagnostic(&response);
-    let init = web_sys::ResponseInit::new();
-    init.set_status(response.status);
-    init.set_headers_headers(&response_headers(&response)?);
+    let init = response_init(&response)?;
     let body = Uint8Array::from(response.body.as_bytes());
     Ok(web_sys::Response::new_with_opt_buffer_source_and_init(
         Some(&body),
         &init,
     )?)
+}
+
+/// How many kinds of response (status and headers) an isolate keeps the `ResponseInit` of.
+const INITS_KEPT: usize = 8;
+
+thread_local! {
+    /// The `ResponseInit` of each kind of response answered lately, most recent first: the
+    /// `Response` constructor copies status and headers out of it, so one init serves every
+    /// response of its kind, and most replies are of one kind (200, JSON). Making it is an
+    /// object, a `Headers` and a crossing per header.
+    static INITS: RefCell<Vec<KeptInit>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A kind of response and its `ResponseInit`.
+struct KeptInit {
+    status: u16,
+    headers: Vec<(&'static str, String)>,
+    init: web_sys::ResponseInit,
+}
+
+/// The `ResponseInit` for a response's status and headers: a kept one, else made and kept in
+/// place of the least recently used.
+fn response_init(response: &http::Response) -> Result<web_sys::ResponseInit> {
+    let kept = INITS.with_borrow_mut(|inits| {
+        let found = inits
+            .iter()
+            .position(|kept| kept.status == response.status && kept.headers == response.headers)?;
+        let kept = inits.remove(found);
+        let init = kept.init.clone();
+        inits.insert(0, kept);
+        Some(init)
+    });
+    if let Some(init) = kept {
+        return Ok(init);
+    }
+    let init = web_sys::ResponseInit::new();
+    init.set_status(response.status);
+    init.set_headers_headers(&response_headers(response)?);
+    INITS.with_borrow_mut(|inits| {
+        inits.truncate(INITS_KEPT - 1);
+        let kept = KeptInit {
+            status: response.status,
+            headers: response.headers.clone(),
+            init: init.clone(),
+        };
+        inits.insert(0, kept);
+    });
+    Ok(init)
 }
 
 /// The core's response as workers-rs's, for the Durable Object's handlers: a fixed body, so the
