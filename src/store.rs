@@ -9,6 +9,10 @@ use std::sync::LazyLock;
 
 use crate::model::{Anchor, Deferred, Event, EventKind, Focus, History, Kind, Stamp, State};
 
+mod rows;
+
+pub use rows::{from_json as rows_from_json, Cell, Row};
+
 /// A bound parameter. Text and small integers are all the app stores.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -28,10 +32,6 @@ impl From<Option<&str>> for Value {
         s.map_or(Value::Null, Value::from)
     }
 }
-
-mod rows;
-
-pub use rows::{from_json as rows_from_json, Cell, Row};
 
 /// One statement of the app: its SQL and the columns of its rows, in order (none for one that
 /// returns no rows). The SQLite adapter checks the list against the statement's own, so a list
