@@ -50,16 +50,18 @@ pub const READ_HEADERS: [&str; 8] = [
 /// reads them from delivers it, so tests that build headers by hand see what the Worker sees:
 /// a read of a header missing from the list finds nothing in the tests either.
 #[derive(Debug, Default, Clone)]
-pub struct Headers(Vec<(String, String)>);
+pub struct Headers(Vec<(&'static str, String)>);
 
 impl Headers {
     pub fn new<K: AsRef<str>, V: Into<String>>(pairs: impl IntoIterator<Item = (K, V)>) -> Self {
-        let mut headers: Vec<(String, String)> = Vec::new();
+        let mut headers: Vec<(&'static str, String)> = Vec::new();
         for (name, value) in pairs {
-            let name = name.as_ref().to_ascii_lowercase();
-            if !READ_HEADERS.contains(&name.as_str()) {
+            let Some(&name) = READ_HEADERS
+                .iter()
+                .find(|read| read.eq_ignore_ascii_case(name.as_ref()))
+            else {
                 continue;
-            }
+            };
             let value = value.into();
             match headers.iter_mut().find(|(k, _)| *k == name) {
                 Some((_, joined)) => {

@@ -250,10 +250,8 @@ fn response_init(response: &http::Response) -> Result<web_sys::ResponseInit> {
         let found = inits
             .iter()
             .position(|kept| kept.status == response.status && kept.headers == response.headers)?;
-        let kept = inits.remove(found);
-        let init = kept.init.clone();
-        inits.insert(0, kept);
-        Some(init)
+        inits[..=found].rotate_right(1);
+        Some(inits[0].init.clone())
     });
     if let Some(init) = kept {
         return Ok(init);
