@@ -253,19 +253,24 @@ const COMPLETE_TASK: Query = Query::no_rows(
      evidence = ?3, updated_at = ?2 \
      WHERE id = ?1 AND status <> 'done' AND (?5 IS NULL OR project_id = ?5)",
 );
-/// Everything get_state shows, in one statement: part 0 is the project, part 1 its focus, part 2
-/// its open deferred tasks in insertion order. The task arm matches the partial index
-/// `task_open_deferred` term for term, so SQLite reads only open deferred rows.
+/// get_state's one statement: everything it shows, as rows of seven cells (part 0 is the
+/// project, part 1 its focus, part 2 its open deferred tasks, `seq` their insertion order),
+/// aggregated by SQLite into one JSON array of arrays of cells, so D1 carries one text cell
+/// instead of a value per cell; `[]` when there is no project. The task arm matches the partial
+/// index `task_open_deferred` term for term, so SQLite reads only open deferred rows. The core
+/// puts the rows in order itself: the order an aggregate sees its rows in is not SQL's promise.
 pub const LOAD_STATE: Query = Query::rows(
     "\
+SELECT json_group_array(json_array(part, seq, a, b, c, d, e)) AS rows FROM ( \
 SELECT 0 AS part, 0 AS seq, north_star AS a, updated_by AS b, NULL AS c, updated_at AS d, NULL AS e \
 FROM project WHERE id = ?1 \
 UNION ALL SELECT 1, 0, statement, updated_by, why, updated_at, done_when FROM focus WHERE project_id = ?1 \
 UNION ALL SELECT 2, rowid, id, kind, body, NULL, NULL FROM task \
-WHERE project_id = ?1 AND demoted = 1 AND status = 'open' \
-ORDER BY part, seq",
-    &["part", "seq", "a", "b", "c", "d", "e"],
+WHERE project_id = ?1 AND demoted = 1 AND status = 'open')",
+    &["rows"],
 );
+/// The cells of each row inside get_state's JSON.
+const STATE_COLUMNS: &[&str] = &["part", "seq", "a", "b", "c", "d", "e"];
 /// The columns of both anchor reads.
 const ANCHOR_COLUMNS: &[&str] = &["north_star", "statement", "why", "done_when", "at", "by"];
 /// The project's North Star and focus, read at the end of each write's batch so the reply can
@@ -535,8 +540,12 @@ pub async fn load_state(db: &dyn Sql, project_id: &str) -> Result<Option<State>,
     let results = db
         .batch(vec![Stmt::new(LOAD_STATE, vec![project_id.into()])])
         .await?;
+    let json = first(&results)?
+        .first()
+        .ok_or(StoreError::Decode("state"))
+        .and_then(|row| text(row, "rows"))?;
     let (mut north_star, mut focus, mut deferred) = (None, None, Vec::new());
-    for row in first(&results)? {
+    for row in &rows_from_json(STATE_COLUMNS, json.as_bytes())? {
         match int(row, "part")? {
             Some(0) => north_star = Some((text(row, "a")?.to_owned(), stamp(row, "d", "b")?)),
             Some(1) => {
@@ -547,14 +556,20 @@ pub async fn load_state(db: &dyn Sql, project_id: &str) -> Result<Option<State>,
                     set: stamp(row, "d", "b")?,
                 });
             }
-            Some(2) => deferred.push(Deferred {
-                id: text(row, "a")?.to_owned(),
-                kind: Kind::parse(text(row, "b")?).ok_or(StoreError::Decode("kind"))?,
-                body: text(row, "c")?.to_owned(),
-            }),
+            Some(2) => deferred.push((
+                int(row, "seq")?.ok_or(StoreError::Decode("seq"))?,
+                Deferred {
+                    id: text(row, "a")?.to_owned(),
+                    kind: Kind::parse(text(row, "b")?).ok_or(StoreError::Decode("kind"))?,
+                    body: text(row, "c")?.to_owned(),
+                },
+            )),
             _ => return Err(StoreError::Decode("part")),
         }
     }
+    // Insertion order, whatever order the aggregate saw the rows in.
+    deferred.sort_unstable_by_key(|(seq, _)| *seq);
+    let deferred = deferred.into_iter().map(|(_, task)| task).collect();
     Ok(north_star.map(|(north_star, north_star_set)| State {
         project_id: project_id.to_owned(),
         north_star,
@@ -759,6 +774,57 @@ mod tests {
             "{outcome:?}"
         );
         assert_eq!(db.batches.get(), 4);
+    }
+
+    /// A database whose get_state statement answers with the given JSON text, as SQLite's
+    /// aggregate would build it.
+    struct StateJson(&'static str);
+
+    impl Sql for StateJson {
+        fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
+            assert_eq!(stmts[0].query, LOAD_STATE);
+            let row = Row::new(
+                LOAD_STATE.columns,
+                vec![super::Cell::Text(self.0.to_owned())],
+            );
+            Box::pin(std::future::ready(row.map(|row| vec![vec![row]])))
+        }
+    }
+
+    fn state_of(json: &'static str) -> Result<Option<State>, StoreError> {
+        crate::sqlite::block_on(load_state(&StateJson(json), "p"))
+    }
+
+    /// The open deferred tasks come in insertion order (`seq`) whatever order the aggregate
+    /// gathered the rows in, and the parts in any order.
+    #[test]
+    fn get_state_orders_the_rows_it_is_given() {
+        let state = state_of(
+            r#"[[2,9,"t9","record","nine",null,null],[1,0,"focus","bob",null,5,null],
+                [2,3,"t3","cleanup","three",null,null],[0,0,"star","ann",null,7,null]]"#,
+        )
+        .unwrap()
+        .unwrap();
+        let ids: Vec<&str> = state.deferred.iter().map(|d| d.id.as_str()).collect();
+        assert_eq!(ids, ["t3", "t9"]);
+        assert_eq!(state.north_star, "star");
+        assert_eq!(state.focus.unwrap().statement, "focus");
+    }
+
+    /// No project: SQLite's aggregate over no rows is `[]`. A row of another shape, or a part
+    /// the statement never makes, is an error, not a guess.
+    #[test]
+    fn get_state_refuses_rows_it_does_not_know() {
+        assert!(state_of("[]").unwrap().is_none());
+        for bad in [
+            r#"[[0,0,"star","ann",null,7]]"#,
+            r#"[[3,0,"star","ann",null,7,null]]"#,
+            r#"[[2,null,"t","record","b",null,null]]"#,
+            r#"[[2,1,"t","bogus","b",null,null]]"#,
+            "not json",
+        ] {
+            assert!(matches!(state_of(bad), Err(StoreError::Decode(_))), "{bad}");
+        }
     }
 
     #[test]

@@ -57,8 +57,10 @@ fn the_open_deferred_query_uses_the_partial_index() {
             .any(|step| step == "SEARCH task USING INDEX task_open_deferred (project_id=?)"),
         "{plan:?}"
     );
+    // The one scan is of the rows the statement gathers itself, to aggregate them.
     assert!(
-        plan.iter().all(|step| !step.starts_with("SCAN")),
+        plan.iter()
+            .all(|step| !step.starts_with("SCAN") || step.starts_with("SCAN (subquery")),
         "no table is scanned: {plan:?}"
     );
 }
@@ -77,8 +79,13 @@ fn open_deferred_steps(s: &Server, project: &str) -> i32 {
         s.db.conn
             .prepare(handoff_mcp::store::LOAD_STATE.sql)
             .unwrap();
-    let rows = stmt.query_map([project], |_| Ok(())).unwrap().count();
-    assert_eq!(rows, 11, "the project row and its 10 open deferred tasks");
+    let rows: String = stmt.query_row([project], |r| r.get(0)).unwrap();
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&rows).unwrap();
+    assert_eq!(
+        rows.len(),
+        11,
+        "the project row and its 10 open deferred tasks"
+    );
     stmt.get_status(rusqlite::StatementStatus::VmStep)
 }
 
