@@ -13,12 +13,13 @@
 use std::cell::RefCell;
 
 use wasm_bindgen::{JsCast, JsValue};
-use worker::js_sys::{futures::JsFuture, Array, JsString, JSON};
+use worker::js_sys::{Array, JsString, JSON};
 use worker::worker_sys::types::{
     D1Database as D1DatabaseSys, D1PreparedStatement, D1Result as D1ResultSys,
 };
 use worker::D1Database;
 
+use super::drive::settle;
 use crate::store::{self, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 
 /// The isolate's D1 binding (`worker::database` looks it up once).
@@ -97,13 +98,13 @@ impl D1Store {
         }
         // One statement needs no batch wrapper; either way it is one round trip.
         if let ([only], [stmt]) = (prepared.as_slice(), stmts.as_slice()) {
-            let raw = JsFuture::from(only.raw().map_err(backend)?)
+            let raw = settle(only.raw().map_err(backend)?)
                 .await
                 .map_err(backend)?;
             return Ok(vec![rows(&raw, stmt.query.columns)?]);
         }
         let statements: Array = prepared.into_iter().collect();
-        let results = JsFuture::from(self.sys().batch(statements).map_err(backend)?)
+        let results = settle(self.sys().batch(statements).map_err(backend)?)
             .await
             .map_err(backend)?;
         results

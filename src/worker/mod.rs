@@ -11,6 +11,7 @@
 //! (BENCHMARKS.md has the profile).
 
 mod d1;
+mod drive;
 mod sse;
 
 use std::cell::RefCell;
@@ -18,9 +19,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use wasm_bindgen::prelude::wasm_bindgen;
-use wasm_bindgen::JsCast;
-use worker::js_sys::{futures::JsFuture, JsString, Uint8Array};
-use worker::{console_error, event, web_sys, Context, Env, Response, Result};
+use wasm_bindgen::{JsCast, JsValue};
+use worker::js_sys::{futures::future_to_promise, JsString, Promise, Uint8Array};
+use worker::{console_error, web_sys, Env, Response, Result};
 
 use crate::config::{Config, AUTH_TOKEN_VAR, D1_BINDING, PROJECT_TOKENS_VAR};
 use crate::context::{Caller, Ctx, Scope};
@@ -28,6 +29,7 @@ use crate::http::{self, Plan};
 use crate::store;
 use crate::web;
 use d1::D1Store;
+use drive::{drive, settle};
 
 /// Whether this isolate has already made sure the schema exists.
 static SCHEMA_READY: AtomicBool = AtomicBool::new(false);
@@ -40,8 +42,14 @@ static CONFIG: OnceLock<Config> = OnceLock::new();
 /// two checks of the binding's constructor name, every one a crossing into JavaScript.
 static D1: OnceLock<worker::D1Database> = OnceLock::new();
 
-#[event(fetch)]
-async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> Result<web_sys::Response> {
+/// The Worker's fetch entry: what `#[event(fetch)]` would export, but without wasm-bindgen's
+/// executor where it is not needed. A reply the plan gives at once resolves at once; MCP and the
+/// human view, which wait only on the body and D1, run on the fetch driver (`drive.rs`); the
+/// legacy SSE routes, which wait on the Durable Object through workers-rs, on wasm-bindgen's
+/// executor. A failure of the runtime itself is logged and answered 500 with a fixed body, as
+/// `#[event(fetch)]` does.
+#[wasm_bindgen]
+pub fn fetch(req: web_sys::Request, env: Env, _ctx: worker::worker_sys::Context) -> Promise {
     console_error_panic_hook::set_once();
     let config = config(&env);
     say_token_problem(config);
@@ -57,33 +65,55 @@ async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> Result<web_sys
         own_origin: origin_of(&url),
     };
     match http::plan(&request, config) {
-        Plan::Respond(response) => respond(response),
-        Plan::Mcp { scope } => {
-            let body = read_body(&req).await?;
-            let db = database(&env).await?;
-            let ctx = context(&db, &headers, config, scope);
-            respond(http::serve_mcp(&headers, &body, &ctx).await)
-        }
+        Plan::Respond(response) => Promise::resolve(&JsValue::from(or_500(respond(response)))),
+        Plan::Mcp { scope } => drive(async move {
+            or_500(
+                async {
+                    let body = read_body(&req).await?;
+                    let db = database(&env).await?;
+                    let ctx = context(&db, &headers, config, scope);
+                    respond(http::serve_mcp(&headers, &body, &ctx).await)
+                }
+                .await,
+            )
+        }),
+        Plan::Web { action, scope } => drive(async move {
+            or_500(
+                async {
+                    let body = match action.reads_body() {
+                        true => read_body(&req).await?,
+                        false => Vec::new(),
+                    };
+                    let db = database(&env).await?;
+                    let ctx = context(&db, &headers, config, scope);
+                    respond(web::serve(&action, &body, &ctx).await)
+                }
+                .await,
+            )
+        }),
         Plan::OpenSse {
             endpoint_prefix,
             scope,
-        } => Ok(sse::open(&env, &endpoint_prefix, &scope).await?.into()),
-        Plan::SseMessage { session, scope } => {
+        } => future_to_promise(async move {
+            let opened = sse::open(&env, &endpoint_prefix, &scope).await;
+            Ok(or_500(opened.map(Into::into)).into())
+        }),
+        Plan::SseMessage { session, scope } => future_to_promise(async move {
             let mut req = worker::Request::from(req);
-            Ok(sse::post(&mut req, &env, &headers, &session, &scope)
-                .await?
-                .into())
-        }
-        Plan::Web { action, scope } => {
-            let body = match action.reads_body() {
-                true => read_body(&req).await?,
-                false => Vec::new(),
-            };
-            let db = database(&env).await?;
-            let ctx = context(&db, &headers, config, scope);
-            respond(web::serve(&action, &body, &ctx).await)
-        }
+            let posted = sse::post(&mut req, &env, &headers, &session, &scope).await;
+            Ok(or_500(posted.map(Into::into)).into())
+        }),
     }
+}
+
+/// The reply, or for a failure of the runtime itself (a body that cannot be read, a missing
+/// binding) the log line and the fixed 500 that `#[event(fetch)]` gives.
+fn or_500(result: Result<web_sys::Response>) -> web_sys::Response {
+    result.unwrap_or_else(|e| {
+        console_error!("{e}");
+        respond(http::Response::text(500, "INTERNAL SERVER ERROR"))
+            .expect("a fixed reply is a valid Response")
+    })
 }
 
 /// One log line per isolate when the tokens are missing or malformed. A malformed entry is
@@ -164,7 +194,7 @@ fn request_headers(headers: &web_sys::Headers) -> http::Headers {
 
 /// The request body, as bytes: the core checks the size and that it is UTF-8 JSON.
 async fn read_body(req: &web_sys::Request) -> Result<Vec<u8>> {
-    let buffer = JsFuture::from(req.array_buffer()?).await?;
+    let buffer = settle(req.array_buffer()?).await?;
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
