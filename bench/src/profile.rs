@@ -253,6 +253,8 @@ const OPERATIONS: &[(&str, &[&str])] = &[
             "js_sys::Array::flat",
             "js_sys::Array::join",
             "js_sys::Uint8Array::to_vec",
+            "handoff_mcp::worker::read_body",
+            "handoff_mcp::worker::request_headers",
         ],
     ),
     (
@@ -264,7 +266,7 @@ const OPERATIONS: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "futures and promises between JS and Rust",
+        "futures and promises between JS and Rust (executor or driver)",
         &[
             "JsFuture",
             "Queue::schedule_task",
@@ -272,16 +274,23 @@ const OPERATIONS: &[(&str, &[&str])] = &[
             "Promise::new_typed",
             "queueMicrotask",
             "into_fn_mut",
+            "=handoff_mcp::worker::drive::",
+            "handoff_mcp::worker::drive::Settle",
         ],
+    ),
+    // wasm-opt inlines a function called once into its caller whatever Rust asked, so the shell's
+    // own code (URL split, header pairs) often has no frame of its own: it lands here, under the
+    // fetch entry (the fetch driver's build) or the executor's future (the build before it).
+    (
+        "the shell's code inlined into the fetch entry",
+        &["=handoff_mcp::worker::fetch"],
     ),
     (
         "the rest of the core (dispatch, tools, store decoding)",
         &["handoff_mcp::"],
     ),
-    // wasm-opt inlines a function called once into its caller whatever Rust asked, so the shell's
-    // own code (URL split, header pairs) often has no frame of its own: it lands here.
     (
-        "the shell's code inlined into the fetch future",
+        "the shell's code inlined into the fetch entry",
         &["js_sys::futures::future_to_promise"],
     ),
     (
@@ -296,8 +305,15 @@ fn frame_matches(frame: &Frame, pattern: &str) -> bool {
     frame.name.contains(pattern) || frame.url.contains(pattern)
 }
 
-/// Whether a stack (leaf first) matches a pattern, `outer > inner` included.
+/// Whether a stack (leaf first) matches a pattern, `outer > inner` included; `=name` matches
+/// when the innermost frame of ours (`handoff_mcp::`) is `name`'s.
 fn stack_matches(stack: &[&Frame], pattern: &str) -> bool {
+    if let Some(name) = pattern.strip_prefix('=') {
+        return stack
+            .iter()
+            .find(|f| f.name.starts_with("handoff_mcp::"))
+            .is_some_and(|f| f.name.starts_with(name));
+    }
     match pattern.split_once(" > ") {
         None => stack.iter().any(|f| frame_matches(f, pattern)),
         Some((outer, inner)) => stack.iter().enumerate().any(|(i, f)| {
@@ -885,7 +901,13 @@ fn report(
         }
     }
     let mut table = Table::new(&header.iter().map(String::as_str).collect::<Vec<_>>());
-    let ops: Vec<&str> = OPERATIONS.iter().map(|(n, _)| *n).chain([OTHER]).collect();
+    // A name may head two rules (the shell's code, under either build): one row each.
+    let mut ops: Vec<&str> = Vec::new();
+    for name in OPERATIONS.iter().map(|(n, _)| *n).chain([OTHER]) {
+        if !ops.contains(&name) {
+            ops.push(name);
+        }
+    }
     let cells = |name: &str, v: &dyn Fn(&Counts) -> f64| -> Vec<String> {
         let mut cells = vec![name.to_owned()];
         cells.extend(counts.iter().map(|c| format!("{:.0}", v(c))));
@@ -1054,9 +1076,14 @@ mod tests {
         );
         let fetch = f("handoff_mcp::worker::fetch::{{closure}}", "wasm://x");
         assert_eq!(operation(&[&glue, &swb, &fetch]), OPERATIONS[0].0);
+        let dispatch = f("handoff_mcp::dispatch::handle::{{closure}}", "wasm://x");
+        assert_eq!(
+            operation(&[&glue, &dispatch, &fetch]),
+            "the rest of the core (dispatch, tools, store decoding)"
+        );
         assert_eq!(
             operation(&[&glue, &fetch]),
-            "the rest of the core (dispatch, tools, store decoding)"
+            "the shell's code inlined into the fetch entry"
         );
         assert_eq!(
             operation(&[&glue]),
