@@ -219,20 +219,19 @@ const UPSERT_FOCUS: Query = Query::no_rows("INSERT INTO focus (project_id, state
 /// so the insert then conflicts on the primary key and the upsert leaves the row as it was,
 /// yet returns it: a retried or concurrent identical call cannot add a second task, and the
 /// answer needs no second read. No project, no row (the SELECT finds none, nothing is written).
-/// The anchor rides in RETURNING as subqueries; add_task changes neither of its parts.
+/// The anchor rides in RETURNING as one subquery that SQLite turns into JSON rows of the anchor
+/// reads' columns (as get_state's rows are), so D1 carries two cells; add_task changes neither
+/// of its parts.
 pub const INSERT_TASK: Query = Query::rows(
     "INSERT INTO task (id, project_id, body, kind, demoted, status, created_at, created_by, updated_at) \
      SELECT coalesce((SELECT id FROM task WHERE project_id = ?2 AND kind = ?4 AND body = ?3 \
      AND status = 'open' ORDER BY rowid LIMIT 1), ?1), ?2, ?3, ?4, ?5, 'open', ?6, ?7, ?6 \
      WHERE EXISTS (SELECT 1 FROM project WHERE id = ?2) \
      ON CONFLICT (id) DO UPDATE SET updated_at = updated_at \
-     RETURNING id, (SELECT north_star FROM project WHERE id = ?2) AS north_star, \
-     (SELECT statement FROM focus WHERE project_id = ?2) AS statement, \
-     (SELECT why FROM focus WHERE project_id = ?2) AS why, \
-     (SELECT done_when FROM focus WHERE project_id = ?2) AS done_when, \
-     (SELECT updated_at FROM focus WHERE project_id = ?2) AS at, \
-     (SELECT updated_by FROM focus WHERE project_id = ?2) AS by",
-    &["id", "north_star", "statement", "why", "done_when", "at", "by"],
+     RETURNING id, (SELECT json_group_array(json_array(p.north_star, f.statement, f.why, \
+     f.done_when, f.updated_at, f.updated_by)) \
+     FROM project p LEFT JOIN focus f ON f.project_id = p.id WHERE p.id = ?2) AS anchor",
+    &["id", "anchor"],
 );
 /// complete_task's statements hold the one project a scoped caller reaches (`?2` here, `?5` in
 /// the event and the update), or NULL for all: a task of another project is then not found, in
@@ -440,7 +439,8 @@ pub async fn add_task(
     let Some(row) = first(&results)?.first() else {
         return Ok(Added::NoProject);
     };
-    let anchor = anchor(&results, 0)?.ok_or(StoreError::Decode("anchor of the task"))?;
+    let anchor_rows = rows_from_json(ANCHOR_COLUMNS, text(row, "anchor")?.as_bytes())?;
+    let anchor = anchor(&[anchor_rows], 0)?.ok_or(StoreError::Decode("anchor of the task"))?;
     let there = text(row, "id")?;
     Ok(match there == id {
         true => Added::New(anchor),
