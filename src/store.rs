@@ -556,19 +556,22 @@ pub async fn load_state(db: &dyn Sql, project_id: &str) -> Result<Option<State>,
                     set: stamp(row, "d", "b")?,
                 });
             }
-            Some(2) => deferred.push((
-                int(row, "seq")?.ok_or(StoreError::Decode("seq"))?,
-                Deferred {
+            Some(2) => {
+                let seq = int(row, "seq")?.ok_or(StoreError::Decode("seq"))?;
+                let task = Deferred {
                     id: text(row, "a")?.to_owned(),
                     kind: Kind::parse(text(row, "b")?).ok_or(StoreError::Decode("kind"))?,
                     body: text(row, "c")?.to_owned(),
-                },
-            )),
+                };
+                // In insertion order, whatever order the aggregate saw the rows in (stable, were
+                // two to share a `seq`). They come in that order in practice (the index is read
+                // in rowid order), so this is a push; a general sort would add 2 KB of wasm.
+                let at = deferred.partition_point(|(earlier, _)| *earlier <= seq);
+                deferred.insert(at, (seq, task));
+            }
             _ => return Err(StoreError::Decode("part")),
         }
     }
-    // Insertion order, whatever order the aggregate saw the rows in.
-    deferred.sort_unstable_by_key(|(seq, _)| *seq);
     let deferred = deferred.into_iter().map(|(_, task)| task).collect();
     Ok(north_star.map(|(north_star, north_star_set)| State {
         project_id: project_id.to_owned(),
@@ -809,6 +812,15 @@ mod tests {
         assert_eq!(ids, ["t3", "t9"]);
         assert_eq!(state.north_star, "star");
         assert_eq!(state.focus.unwrap().statement, "focus");
+        // Rows that share a `seq` keep the order they came in.
+        let state = state_of(
+            r#"[[0,0,"star","ann",null,7,null],[2,4,"second","record","b",null,null],
+                [2,4,"third","record","c",null,null],[2,1,"first","record","a",null,null]]"#,
+        )
+        .unwrap()
+        .unwrap();
+        let ids: Vec<&str> = state.deferred.iter().map(|d| d.id.as_str()).collect();
+        assert_eq!(ids, ["first", "second", "third"]);
     }
 
     /// No project: SQLite's aggregate over no rows is `[]`. A row of another shape, or a part
