@@ -15,6 +15,7 @@ mod drive;
 mod sse;
 
 use std::cell::RefCell;
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
@@ -66,30 +67,20 @@ pub fn fetch(req: web_sys::Request, env: Env, _ctx: worker::worker_sys::Context)
     };
     match http::plan(&request, config) {
         Plan::Respond(response) => Promise::resolve(&JsValue::from(or_500(respond(response)))),
-        Plan::Mcp { scope } => drive(async move {
-            or_500(
-                async {
-                    let body = read_body(&req).await?;
-                    let db = database(&env).await?;
-                    let ctx = context(&db, &headers, config, scope);
-                    respond(http::serve_mcp(&headers, &body, &ctx).await)
-                }
-                .await,
-            )
+        Plan::Mcp { scope } => drive_reply(async move {
+            let body = read_body(&req).await?;
+            let db = database(&env).await?;
+            let ctx = context(&db, &headers, config, scope);
+            respond(http::serve_mcp(&headers, &body, &ctx).await)
         }),
-        Plan::Web { action, scope } => drive(async move {
-            or_500(
-                async {
-                    let body = match action.reads_body() {
-                        true => read_body(&req).await?,
-                        false => Vec::new(),
-                    };
-                    let db = database(&env).await?;
-                    let ctx = context(&db, &headers, config, scope);
-                    respond(web::serve(&action, &body, &ctx).await)
-                }
-                .await,
-            )
+        Plan::Web { action, scope } => drive_reply(async move {
+            let body = match action.reads_body() {
+                true => read_body(&req).await?,
+                false => Vec::new(),
+            };
+            let db = database(&env).await?;
+            let ctx = context(&db, &headers, config, scope);
+            respond(web::serve(&action, &body, &ctx).await)
         }),
         Plan::OpenSse {
             endpoint_prefix,
@@ -104,6 +95,12 @@ pub fn fetch(req: web_sys::Request, env: Env, _ctx: worker::worker_sys::Context)
             Ok(or_500(posted.map(Into::into)).into())
         }),
     }
+}
+
+/// A reply that waits only on the body and D1, on the fetch driver, with `or_500`'s answer for a
+/// failure of the runtime.
+fn drive_reply(reply: impl Future<Output = Result<web_sys::Response>> + 'static) -> Promise {
+    drive(async move { or_500(reply.await) })
 }
 
 /// The reply, or for a failure of the runtime itself (a body that cannot be read, a missing
