@@ -1,14 +1,14 @@
 //! The D1 adapter: `store::Sql` over a `worker::D1Database`. D1 errors become `StoreError`
 //! here, so no `worker::Error` or `JsValue` travels into the core.
 //!
-//! Rows cross from JavaScript as one JSON text per statement (the runtime's own
-//! `JSON.stringify`), decoded by the core (`store::rows_from_json`) into cells in the order of
-//! the statement's columns: a handful of crossings per statement, where converting the result
-//! objects value by value (serde-wasm-bindgen, as `D1Result::results` does) made several per
-//! column of every row. A statement alone is read with `raw()`, each row an array, so D1's
-//! client builds no object per row and the text carries no column names; a batch's results are
-//! objects, their keys checked against the columns. A statement that returns no rows is not
-//! read at all. BENCHMARKS.md has the profile that measured it.
+//! A statement alone is read with `raw()`, each row an array, so D1's client builds no object
+//! per row and carries no column names. Its one row (what each tool's statement returns) is
+//! read cell by cell; more rows cross as one JSON text (the runtime's own `JSON.stringify`),
+//! decoded by the core (`store::rows_from_json`) into cells in the order of the statement's
+//! columns: a handful of crossings per statement, where converting the result objects value by
+//! value (serde-wasm-bindgen, as `D1Result::results` does) made several per column of every row.
+//! A batch's results are objects, their keys checked against the columns. A statement of a batch
+//! that returns no rows is not read at all. BENCHMARKS.md has the profiles that measured it.
 
 use std::cell::RefCell;
 
@@ -20,7 +20,7 @@ use worker::worker_sys::types::{
 use worker::D1Database;
 
 use super::drive::settle;
-use crate::store::{self, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
+use crate::store::{self, Cell, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 
 /// The isolate's D1 binding (`worker::database` looks it up once).
 pub struct D1Store(pub &'static D1Database);
@@ -98,10 +98,15 @@ impl D1Store {
         }
         // One statement needs no batch wrapper; either way it is one round trip.
         if let ([only], [stmt]) = (prepared.as_slice(), stmts.as_slice()) {
-            let raw = settle(only.raw().map_err(backend)?)
+            let raw: Array = settle(only.raw().map_err(backend)?)
                 .await
-                .map_err(backend)?;
-            return Ok(vec![rows(&raw, stmt.query.columns)?]);
+                .map_err(backend)?
+                .unchecked_into();
+            return Ok(vec![match raw.length() {
+                0 => Vec::new(),
+                1 => vec![rows_by_cell(&raw.get(0), stmt.query.columns)?],
+                _ => rows(&raw, stmt.query.columns)?,
+            }]);
         }
         let statements: Array = prepared.into_iter().collect();
         let results = settle(self.sys().batch(statements).map_err(backend)?)
@@ -131,4 +136,34 @@ impl D1Store {
 fn rows(results: &JsValue, columns: &'static [&'static str]) -> Result<Vec<Row>, StoreError> {
     let text: JsString = JSON::stringify(results).map_err(backend)?;
     store::rows_from_json(columns, String::from(text).as_bytes())
+}
+
+/// A statement's one row, read cell by cell: what every tool's statement returns (get_state's is
+/// one JSON text, add_task's an id and one). A few crossings per cell cost less than escaping the
+/// row into JSON text and unescaping it again; the JSON path is for rows by the dozen.
+#[inline(never)]
+fn rows_by_cell(raw: &JsValue, columns: &'static [&'static str]) -> Result<Row, StoreError> {
+    // Not an array (never, from `raw`): its length reads as 0 and the row is refused.
+    let raw: &Array = raw.unchecked_ref();
+    let cells = (0..raw.length())
+        .map(|i| {
+            let cell = raw.get(i);
+            if let Some(text) = cell.as_string() {
+                Ok(Cell::Text(text))
+            } else if let Some(n) = cell.as_f64() {
+                // Exactly the integers JSON would have carried: within ±2^53, no fraction.
+                match n as i64 {
+                    i if i as f64 == n && i.unsigned_abs() <= 1 << 53 => Ok(Cell::Int(i)),
+                    _ => Err(StoreError::Decode("a number that is not an integer")),
+                }
+            } else if cell.is_null() {
+                Ok(Cell::Null)
+            } else {
+                Err(StoreError::Decode(
+                    "a cell that is not text, a number or NULL",
+                ))
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    Row::new(columns, cells)
 }
