@@ -289,10 +289,7 @@ pub fn run_phase_surviving_restarts(
 ) -> Result<Phase, String> {
     let mut restarts = 0;
     loop {
-        let outcome = run_phase(target, concurrency, requests, cap, sampler).inspect(|_| {
-            PHASES_RUN_AGAIN.fetch_add(usize::from(restarts > 0), Ordering::Relaxed);
-        });
-        match outcome {
+        match run_phase(target, concurrency, requests, cap, sampler) {
             Err(e) if e.contains(RESTARTED) && restarts < RESTARTS_SURVIVED => {
                 restarts += 1;
                 eprintln!(
@@ -304,7 +301,11 @@ pub fn run_phase_surviving_restarts(
                     _ => {}
                 }
             }
-            other => return other,
+            Ok(phase) if restarts > 0 => {
+                PHASES_RUN_AGAIN.fetch_add(1, Ordering::Relaxed);
+                return Ok(phase);
+            }
+            outcome => return outcome,
         }
     }
 }

@@ -204,13 +204,14 @@ fn short_name(name: &str) -> String {
 /// a frame `outer` above it.
 const OPERATIONS: &[(&str, &[&str])] = &[
     (
-        "D1 rows: JSON.stringify, then decoded into cells",
+        "D1 rows into cells: one row cell by cell, more through JSON.stringify",
         &[
             "handoff_mcp::store::rows",
             "serde_wasm_bindgen",
             "D1Result::results",
             "handoff_mcp::worker::d1::D1Store::run > GenericShunt",
             "handoff_mcp::worker::d1::rows",
+            "handoff_mcp::worker::d1::row_by_cell",
         ],
     ),
     ("D1 client library (JS, in the Worker)", &["d1-api"]),

@@ -104,7 +104,7 @@ impl D1Store {
                 .unchecked_into();
             return Ok(vec![match raw.length() {
                 0 => Vec::new(),
-                1 => vec![rows_by_cell(&raw.get(0), stmt.query.columns)?],
+                1 => vec![row_by_cell(&raw.get(0), stmt.query.columns)?],
                 _ => rows(&raw, stmt.query.columns)?,
             }]);
         }
@@ -142,7 +142,7 @@ fn rows(results: &JsValue, columns: &'static [&'static str]) -> Result<Vec<Row>,
 /// one JSON text, add_task's an id and one). A few crossings per cell cost less than escaping the
 /// row into JSON text and unescaping it again; the JSON path is for rows by the dozen.
 #[inline(never)]
-fn rows_by_cell(raw: &JsValue, columns: &'static [&'static str]) -> Result<Row, StoreError> {
+fn row_by_cell(raw: &JsValue, columns: &'static [&'static str]) -> Result<Row, StoreError> {
     // Not an array (never, from `raw`): its length reads as 0 and the row is refused.
     let raw: &Array = raw.unchecked_ref();
     let cells = (0..raw.length())
