@@ -117,7 +117,9 @@ impl Response {
         Response {
             status,
             headers: vec![("content-type", "application/json".into())],
-            body: body.to_string(),
+            // Written straight into bytes: `Display` (`to_string`) would pass every piece
+            // through a formatter.
+            body: serde_json::to_string(body).expect("a JSON value always serializes"),
             diagnostic: None,
         }
     }

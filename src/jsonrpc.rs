@@ -2,7 +2,7 @@
 //! code table is `error.rs`).
 //! An id is echoed exactly as it came (0 is a valid id); `null` is used only when no id can be read.
 
-use serde_json::{json, Map, Value as Json};
+use serde_json::{Map, Value as Json};
 
 /// A JSON-RPC error response. The code and message come from `error::Error`, the only place
 /// that knows the code table.
@@ -13,11 +13,22 @@ pub fn error(id: &Json, code: i64, message: String, data: Option<Json>) -> Json 
     if let Some(data) = data {
         error.insert("data".into(), data);
     }
-    json!({"jsonrpc": "2.0", "id": id, "error": error})
+    response(id, "error", Json::Object(error))
 }
 
 pub fn success(id: &Json, result: Json) -> Json {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+    response(id, "result", result)
+}
+
+/// A response object, its outcome moved in. `json!` would copy a value it is handed, string by
+/// string and map by map (it serializes the value into a new one), and a tool's result holds
+/// the whole text the model reads.
+fn response(id: &Json, outcome: &str, value: Json) -> Json {
+    let mut response = Map::new();
+    response.insert("jsonrpc".into(), "2.0".into());
+    response.insert("id".into(), id.clone());
+    response.insert(outcome.into(), value);
+    Json::Object(response)
 }
 
 /// What one parsed JSON value is, as JSON-RPC sees it.
@@ -76,6 +87,8 @@ fn is_valid_id(id: &Json) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

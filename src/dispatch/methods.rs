@@ -2,7 +2,7 @@
 //! resources, each handed the caller's scope. Lane rules (versions, headers, initialize) are not
 //! here.
 
-use serde_json::{json, Value as Json};
+use serde_json::{Map, Value as Json};
 
 use crate::context::Ctx;
 use crate::error::Error;
@@ -71,10 +71,24 @@ async fn call_tool(params: Option<&Json>, ctx: &Ctx<'_>) -> Result<Json, Error> 
         ));
     }
     let outcome = tools::call(def, arguments, ctx).await?;
-    let content: Vec<Json> = outcome
+    Ok(tool_result(outcome))
+}
+
+/// A tool's outcome as a tools/call result: one text item per text, in order. Each text is
+/// moved into its item (`json!` would copy it).
+fn tool_result(outcome: tools::Outcome) -> Json {
+    let content = outcome
         .texts
         .into_iter()
-        .map(|text| json!({"type": "text", "text": text}))
+        .map(|text| {
+            let mut item = Map::new();
+            item.insert("type".into(), "text".into());
+            item.insert("text".into(), text.into());
+            Json::Object(item)
+        })
         .collect();
-    Ok(json!({"content": content, "isError": outcome.is_error}))
+    let mut result = Map::new();
+    result.insert("content".into(), Json::Array(content));
+    result.insert("isError".into(), outcome.is_error.into());
+    Json::Object(result)
 }
