@@ -25,6 +25,7 @@ use crate::config::{Config, Credentials};
 use crate::context::{Ctx, Scope};
 use crate::dispatch::{self, Handled, McpHeaders, Reply};
 use crate::error::Error;
+use crate::json;
 use crate::sse;
 use crate::web;
 
@@ -117,9 +118,7 @@ impl Response {
         Response {
             status,
             headers: vec![("content-type", "application/json".into())],
-            // Written straight into bytes: `Display` (`to_string`) would pass every piece
-            // through a formatter.
-            body: serde_json::to_string(body).expect("a JSON value always serializes"),
+            body: json::to_text(body),
             diagnostic: None,
         }
     }

@@ -8,6 +8,7 @@ pub mod context;
 pub mod dispatch;
 pub mod error;
 pub mod http;
+pub mod json;
 pub mod jsonrpc;
 pub mod model;
 pub mod prompts;

@@ -1,0 +1,191 @@
+//! JSON text out: a `serde_json::Value` written as compact JSON, byte for byte what
+//! `serde_json::to_string` writes. Every reply body goes through here. No parsing (serde_json
+//! reads), and no other value than a `Value`.
+//!
+//! It exists for speed. serde_json's string escape looks at one byte per loop turn and splits
+//! the string at every byte to do so; a reply is mostly the model's text (get_state's contract
+//! is a kilobyte and more), and at the Worker's opt-level "z" that loop is not inlined. Here a
+//! string is copied in runs between the bytes that need an escape (BENCHMARKS.md has the
+//! figures).
+
+// `push_str` of one ASCII character, not `push`: at opt-level "z" `push` is an out-of-line
+// call that encodes the char first (measured with callgrind).
+#![allow(clippy::single_char_add_str)]
+
+use std::fmt::Write;
+
+use serde_json::Value as Json;
+
+/// `value` as compact JSON text.
+pub fn to_text(value: &Json) -> String {
+    let mut out = String::with_capacity(256);
+    write_value(&mut out, value);
+    out
+}
+
+fn write_value(out: &mut String, value: &Json) {
+    match value {
+        Json::Null => out.push_str("null"),
+        Json::Bool(true) => out.push_str("true"),
+        Json::Bool(false) => out.push_str("false"),
+        // A number's `Display` is its JSON text (itoa for integers, ryu for the finite floats a
+        // `Number` can hold), as serde_json's serializer writes it.
+        Json::Number(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Json::String(s) => write_string(out, s),
+        Json::Array(items) => {
+            out.push_str("[");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(",");
+                }
+                write_value(out, item);
+            }
+            out.push_str("]");
+        }
+        Json::Object(map) => {
+            out.push_str("{");
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(",");
+                }
+                write_string(out, key);
+                out.push_str(":");
+                write_value(out, item);
+            }
+            out.push_str("}");
+        }
+    }
+}
+
+/// A JSON string, escaped as serde_json escapes: `"` and `\`, the five control characters
+/// with a short escape, the other controls below U+0020 as `\u00XX` (lower-case hex), nothing
+/// else (not DEL, not `/`, not non-ASCII). Runs without an escape are found eight bytes at a
+/// time and copied whole.
+fn write_string(out: &mut String, s: &str) {
+    out.push_str("\"");
+    let bytes = s.as_bytes();
+    let mut run = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        if let Some(word) = bytes.get(at..at + 8) {
+            if !any_needs_escape(u64::from_le_bytes(word.try_into().expect("eight bytes"))) {
+                at += 8;
+                continue;
+            }
+        }
+        let byte = bytes[at];
+        if needs_escape(byte) {
+            // The byte is ASCII, so both ends of the run are character boundaries.
+            out.push_str(&s[run..at]);
+            push_escape(out, byte);
+            run = at + 1;
+        }
+        at += 1;
+    }
+    out.push_str(&s[run..]);
+    out.push_str("\"");
+}
+
+fn needs_escape(byte: u8) -> bool {
+    byte < 0x20 || byte == b'"' || byte == b'\\'
+}
+
+/// Whether any of the eight bytes of `word` needs an escape. A byte below `n` (here 0x20, and
+/// 1 for a zero byte after the XOR) is the lowest such byte, so no borrow reaches it: it wraps
+/// to 0x80 or more while its own high bit is clear, and only such a byte sets a high bit of
+/// `(word - n·LOW) & !word` before the first one. No false negatives, which is all the
+/// caller needs: a flagged word is looked at byte by byte.
+fn any_needs_escape(word: u64) -> bool {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |w: u64, n: u64| w.wrapping_sub(LOW * n) & !w;
+    let quote = word ^ (LOW * u64::from(b'"'));
+    let backslash = word ^ (LOW * u64::from(b'\\'));
+    (below(word, 0x20) | below(quote, 1) | below(backslash, 1)) & HIGH != 0
+}
+
+fn push_escape(out: &mut String, byte: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let short = match byte {
+        b'"' => "\\\"",
+        b'\\' => "\\\\",
+        b'\n' => "\\n",
+        b'\r' => "\\r",
+        b'\t' => "\\t",
+        0x08 => "\\b",
+        0x0c => "\\f",
+        _ => {
+            let hex = [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]];
+            out.push_str("\\u00");
+            out.push_str(std::str::from_utf8(&hex).expect("hex digits are ASCII"));
+            return;
+        }
+    };
+    out.push_str(short);
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn same_as_serde_json(value: &Json) {
+        let expected = serde_json::to_string(value).unwrap();
+        assert_eq!(to_text(value), expected, "{value:?}");
+    }
+
+    #[test]
+    fn every_byte_that_can_start_a_character_is_escaped_as_serde_json_escapes_it() {
+        let ascii: String = (0u8..0x80).map(char::from).collect();
+        same_as_serde_json(&json!(ascii));
+        for c in (0u8..0x80).map(char::from) {
+            same_as_serde_json(&json!(c.to_string()));
+            same_as_serde_json(&json!(format!("a{c}b{c}{c}")));
+        }
+    }
+
+    #[test]
+    fn an_escape_at_any_place_in_or_across_eight_byte_words_is_found() {
+        for special in ['"', '\\', '\n', '\u{0}', '\u{1f}', ' ', '~', 'é', '本'] {
+            for before in 0..20 {
+                for after in 0..10 {
+                    let s = format!("{}{special}{}", "a".repeat(before), "b".repeat(after));
+                    same_as_serde_json(&json!(s));
+                    same_as_serde_json(&json!(format!("{s}{special}{s}")));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn text_the_model_reads_is_written_as_serde_json_writes_it() {
+        for s in [
+            "",
+            "🎯 North Star: ship v2\n▶ 本丸: 「テスト」を書く\n  reason: \"why\" \\ here",
+            "\u{7f}\u{80}\u{2028}\u{2029}\u{feff}\u{202e}/</script>",
+            "\r\n\t\u{0}\u{1f}\u{1b}[0m",
+        ] {
+            same_as_serde_json(&json!(s));
+            same_as_serde_json(&json!({ s: s }));
+        }
+    }
+
+    #[test]
+    fn every_kind_of_value_and_nesting_is_written_as_serde_json_writes_it() {
+        same_as_serde_json(&json!(null));
+        same_as_serde_json(&json!({
+            "jsonrpc": "2.0",
+            "id": 0,
+            "result": {
+                "content": [{"type": "text", "text": "a\nb"}, {"type": "text", "text": ""}],
+                "isError": false,
+                "empty": {}, "none": [], "nested": [[[]], [{}], [null, true, false]],
+            },
+            "numbers": [0, -1, 1, i64::MIN, i64::MAX, u64::MAX, 0.5, -2.5e-7, 1e300, 9007199254740993.0],
+            "with \"quotes\"": "\\",
+        }));
+    }
+}
