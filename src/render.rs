@@ -230,11 +230,25 @@ fn push_inline(out: &mut String, text: &str) {
     // Kept characters are copied a run at a time, from `run` up to the next one dropped: every
     // kept character before a pending space is already in `out`, so the space lands between.
     let mut run = 0;
-    for (i, c) in text.char_indices() {
-        let space = c.is_control() || c.is_whitespace();
-        if space || is_bidi_control(c) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // An ASCII byte is a whole character: a control or whitespace when at most a space or
+        // DEL, never a bidi control. Only the rest is decoded.
+        let (len, space, dropped) = match bytes[i] {
+            byte @ 0..0x80 => {
+                let space = byte <= b' ' || byte == 0x7f;
+                (1, space, space)
+            }
+            _ => {
+                let c = text[i..].chars().next().expect("i is a character boundary");
+                let space = c.is_control() || c.is_whitespace();
+                (c.len_utf8(), space, space || is_bidi_control(c))
+            }
+        };
+        if dropped {
             out.push_str(&text[run..i]);
-            run = i + c.len_utf8();
+            run = i + len;
             pending_space |= space;
         } else if pending_space {
             if out.len() > start {
@@ -242,6 +256,7 @@ fn push_inline(out: &mut String, text: &str) {
             }
             pending_space = false;
         }
+        i += len;
     }
     out.push_str(&text[run..]);
 }
@@ -532,28 +547,47 @@ mod tests {
         }
     }
 
+    /// The inline rule one character at a time, as the doc of `push_inline` states it.
+    fn one_by_one(out: &mut String, text: &str) {
+        let start = out.len();
+        let mut pending_space = false;
+        for c in text.chars() {
+            if is_bidi_control(c) {
+                continue;
+            }
+            if c.is_control() || c.is_whitespace() {
+                pending_space = true;
+                continue;
+            }
+            if pending_space && out.len() > start {
+                out.push(' ');
+            }
+            pending_space = false;
+            out.push(c);
+        }
+    }
+
+    /// Every character below U+3100 and the ends of the planes, between kept ones and in runs,
+    /// comes out as the character-by-character rule says: the ASCII shortcut agrees with it.
+    #[test]
+    fn every_character_folds_or_stays_as_the_rule_says() {
+        let chars = (0..0x3100)
+            .chain([0xfeff, 0xfffd, 0xffff, 0x1f3af, 0x10ffff])
+            .filter_map(char::from_u32);
+        for c in chars {
+            for text in [format!("a{c}b"), format!("{c}"), format!("{c}{c}x{c}")] {
+                let (mut runs, mut chars) = (String::from("x:"), String::from("x:"));
+                push_inline(&mut runs, &text);
+                one_by_one(&mut chars, &text);
+                assert_eq!(runs, chars, "{text:?}");
+            }
+        }
+    }
+
     /// `push_inline` copies runs of kept characters; its output is the one character-by-character
     /// rule's, for every string of up to five characters from an alphabet of each kind.
     #[test]
     fn inline_text_is_the_character_by_character_rule() {
-        fn one_by_one(out: &mut String, text: &str) {
-            let start = out.len();
-            let mut pending_space = false;
-            for c in text.chars() {
-                if is_bidi_control(c) {
-                    continue;
-                }
-                if c.is_control() || c.is_whitespace() {
-                    pending_space = true;
-                    continue;
-                }
-                if pending_space && out.len() > start {
-                    out.push(' ');
-                }
-                pending_space = false;
-                out.push(c);
-            }
-        }
         let alphabet = [
             'a', 'é', '界', '🎯', ' ', '\n', '\t', '\u{7}', '\u{3000}', '\u{202A}', '\u{2066}',
             '\u{200B}',

@@ -228,8 +228,9 @@ const OPERATIONS: &[(&str, &[&str])] = &[
         &["handoff_mcp::render::"],
     ),
     (
-        "reply into a JSON string (serde_json)",
+        "reply into a JSON string (json::to_text; serde_json before 6ffbebf)",
         &[
+            "handoff_mcp::json::",
             "serde_json::ser::",
             "serde_json::value::ser::",
             "serde_json::value::Value as core::fmt::Display",
