@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 const USAGE: &str = "usage:
-  bench native [--rounds N] [--requests N]
+  bench native [--rounds N] [--requests N] [--request LABEL]
   bench http --base http://127.0.0.1:PORT/TOKEN --floor http://127.0.0.1:PORT \\
              --handoff-pgid PGID --floor-pgid PGID \\
              [--before-base http://127.0.0.1:PORT/TOKEN --before-pgid PGID --before-label REV] \\
@@ -123,10 +123,11 @@ fn run(args: &[String]) -> Result<String, Failure> {
     let flags = Flags::parse(rest)?;
     match command.as_str() {
         "native" => {
-            flags.only(&["rounds", "requests"])?;
+            flags.only(&["rounds", "requests", "request"])?;
             let opts = native::Options {
                 rounds: flags.number("rounds", 10)?.max(1),
                 requests: flags.number("requests", 3_000)?.max(1),
+                request: flags.text("request").map(str::to_owned),
             };
             native::run(&opts).map_err(Failure::Run)
         }

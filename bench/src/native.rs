@@ -17,6 +17,9 @@ use crate::workload::{self, Request, TOOL_OK};
 pub struct Options {
     pub rounds: usize,
     pub requests: usize,
+    /// Measure this row alone (its label, e.g. `get_state`), as scripts/instructions does to
+    /// count one request's instructions.
+    pub request: Option<String>,
 }
 
 /// The core with its inputs: configuration, database and an id source shaped like the
@@ -166,6 +169,14 @@ pub fn run(opts: &Options) -> Result<String, String> {
         add,
         complete,
     ];
+    if let Some(only) = &opts.request {
+        cases.retain(|case| case.label == only);
+        if cases.is_empty() {
+            return Err(format!(
+                "no request {only:?}; the rows are the labels of the table"
+            ));
+        }
+    }
 
     for case in &mut cases {
         for i in 0..warmup {
