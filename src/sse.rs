@@ -8,6 +8,7 @@ use serde_json::Value as Json;
 use crate::context::Ctx;
 use crate::dispatch::{self, Reply};
 use crate::http::{self, Headers, Response};
+use crate::json;
 
 /// A comment line: keeps proxies and clients from timing the idle stream out.
 pub const KEEPALIVE: &str = ": keepalive\n\n";
@@ -46,7 +47,7 @@ pub fn endpoint_event(path: &str) -> String {
 
 /// One JSON-RPC message as an SSE event. serde_json writes no raw newline, so `data:` is one line.
 pub fn message_event(message: &Json) -> String {
-    format!("event: message\ndata: {message}\n\n")
+    format!("event: message\ndata: {}\n\n", json::to_text(message))
 }
 
 /// The session id from a message POST's query string, or the 400 to answer.

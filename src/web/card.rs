@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 
 use serde_json::{json, Value as Json};
 
+use crate::json;
 use crate::protocol::{self, version};
 use crate::render;
 
@@ -23,7 +24,7 @@ pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
 
 /// The card's HTML with its constants filled in, built once per isolate.
 static HTML: LazyLock<String> = LazyLock::new(|| {
-    let string = |s: &str| Json::from(s).to_string();
+    let string = |s: &str| json::to_text(&Json::from(s));
     let constants = format!(
         "{{\"northStar\":{},\"focus\":{},\"protocolVersion\":{},\"version\":{}}}",
         string(render::NORTH_STAR_PREFIX),
