@@ -1,5 +1,6 @@
 //! JSON text out: a `serde_json::Value` written as compact JSON, byte for byte what
-//! `serde_json::to_string` writes. Every reply body goes through here. No parsing (serde_json
+//! `serde_json::to_string` writes. Every JSON text the server sends is written here: reply
+//! bodies, the legacy stream's message events, the card's constants. No parsing (serde_json
 //! reads), and no other value than a `Value`.
 //!
 //! It exists for speed. serde_json's string escape looks at one byte per loop turn and splits
