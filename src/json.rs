@@ -93,11 +93,12 @@ fn needs_escape(byte: u8) -> bool {
     byte < 0x20 || byte == b'"' || byte == b'\\'
 }
 
-/// Whether any of the eight bytes of `word` needs an escape. A byte below `n` (here 0x20, and
-/// 1 for a zero byte after the XOR) is the lowest such byte, so no borrow reaches it: it wraps
-/// to 0x80 or more while its own high bit is clear, and only such a byte sets a high bit of
-/// `(word - n·LOW) & !word` before the first one. No false negatives, which is all the
-/// caller needs: a flagged word is looked at byte by byte.
+/// Whether any of the eight bytes of `word` needs an escape, exactly. The lowest byte below `n`
+/// (0x20, or 1 for a zero byte after the XOR) takes no borrow from below: it wraps to 0x80 or
+/// more while its own high bit is clear, so it sets its high bit of `(word - n·LOW) & !word`.
+/// With no byte below `n` nothing borrows, and a byte keeps its high bit clear after the
+/// subtraction unless it had it set, which `!word` clears. A flagged word is then looked at
+/// byte by byte.
 fn any_needs_escape(word: u64) -> bool {
     const LOW: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -145,6 +146,34 @@ mod tests {
         for c in (0u8..0x80).map(char::from) {
             same_as_serde_json(&json!(c.to_string()));
             same_as_serde_json(&json!(format!("a{c}b{c}{c}")));
+        }
+    }
+
+    /// The eight-byte test says yes exactly when a byte of the word needs an escape: every byte
+    /// value at every place among fillers of each kind, then a million words from an LCG.
+    #[test]
+    fn the_word_test_is_exact() {
+        let exact = |word: u64| word.to_le_bytes().into_iter().any(needs_escape);
+        let check = |word: u64| assert_eq!(any_needs_escape(word), exact(word), "{word:#018x}");
+        for filler in [
+            b'a', b' ', b'!', b'#', b'[', b']', 0x1f, b'"', b'\\', 0x7f, 0x80, 0xa2, 0xdc, 0xff,
+        ] {
+            for place in 0..8 {
+                for byte in 0..=255u8 {
+                    let mut bytes = [filler; 8];
+                    bytes[place] = byte;
+                    check(u64::from_le_bytes(bytes));
+                }
+            }
+        }
+        let mut word = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..1_000_000 {
+            word = word
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            check(word);
+            // Words of mostly plain bytes, where a lone escape must still be seen.
+            check(word | 0x4040_4040_4040_4040);
         }
     }
 

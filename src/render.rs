@@ -247,7 +247,11 @@ fn push_inline(out: &mut String, text: &str) {
             }
             // Any other character is kept whole: its length is in its lead byte.
             lead => (
-                usize::from(lead >= 0xe0) + usize::from(lead >= 0xf0) + 2,
+                match lead {
+                    0xf0.. => 4,
+                    0xe0.. => 3,
+                    _ => 2,
+                },
                 false,
                 false,
             ),
@@ -582,6 +586,30 @@ mod tests {
             pending_space = false;
             out.push(c);
         }
+    }
+
+    /// The shortcut is taken where it matters: no character of Japanese text (kana, CJK
+    /// ideographs, full-width forms) nor of most other scripts is decoded to be kept.
+    #[test]
+    fn text_in_most_scripts_is_kept_without_decoding() {
+        let ranges = [
+            0x100..0x600,
+            0x640..0x1680,
+            0x16c0..0x2000,
+            0x2080..0x3000,
+            0x3040..0xa000,
+            0xff01..0xff5f,
+        ];
+        for c in ranges.into_iter().flatten().filter_map(char::from_u32) {
+            let mut utf8 = [0; 4];
+            let bytes = c.encode_utf8(&mut utf8).as_bytes();
+            assert!(
+                !may_fold(bytes[0], bytes.get(1).copied()),
+                "U+{:04X}",
+                c as u32
+            );
+        }
+        assert!(may_fold(0xe3, Some(0x80)), "U+3000 is decoded");
     }
 
     /// Every character of the Basic Multilingual Plane and every 61st above it, between kept
