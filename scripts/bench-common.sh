@@ -94,12 +94,14 @@ serve_rev() {
 }
 
 # keep_logs STATUS: after a failed run, the wrangler dev logs go to target/bench-worker/logs/,
-# where the next run can read why (the scratch folder is removed on exit).
+# with wrangler's own debug logs (where a crash of `wrangler dev` says why) in its
+# wrangler-debug/, where the next run can read them (the scratch folder is removed on exit).
 keep_logs() {
   if [[ $1 -ne 0 ]] && compgen -G "$work/*.log" >/dev/null; then
     rm -rf "$bench_dir/logs"
     mkdir -p "$bench_dir/logs"
     cp "$work"/*.log "$bench_dir/logs/"
+    if [[ -d "$work/wrangler-debug" ]]; then cp -r "$work/wrangler-debug" "$bench_dir/logs/"; fi
     echo "the wrangler dev logs are in target/bench-worker/logs/" >&2
   fi
 }
