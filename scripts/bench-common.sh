@@ -93,6 +93,18 @@ serve_rev() {
   wait_up "http://127.0.0.1:$port/healthz" "$rev_pid" "$work/$name.log" || exit 1
 }
 
+# network_off PORT...: turns off DevTools' Network domain behind each wrangler inspector port
+# (`bench network-off`). wrangler's inspector proxy turns it on as it attaches to the Worker, and
+# then the runtime sends it an event for every request and subrequest, D1's reply bodies among
+# them, which the proxy keeps until a DevTools client attaches and node writes to its debug log:
+# about 3 ms of CPU per D1 query in node and the proxy on these two cores, and more memory with
+# every request. Production has none of it. Call once per `wrangler dev`: the runtime does not
+# answer a second `Network.disable`.
+network_off() {
+  local port
+  for port in "$@"; do "$bench" network-off --inspector "$port" >&2; done
+}
+
 # keep_logs STATUS: after a failed run, the wrangler dev logs go to target/bench-worker/logs/,
 # with wrangler's own debug logs (where a crash of `wrangler dev` says why) in its
 # wrangler-debug/, where the next run can read them (the scratch folder is removed on exit).

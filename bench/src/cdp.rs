@@ -46,6 +46,19 @@ pub fn list(port: u16) -> Option<Vec<Target>> {
         .collect()
 }
 
+/// Turns off the DevTools `Network` domain in every isolate the inspector at `port` serves, and
+/// says how many. wrangler's inspector proxy turns it on in the Worker's isolate as it attaches,
+/// so the runtime then sends an event for every request and subrequest, each D1 reply's body
+/// among them, base64-encoded; wrangler's proxy buffers them all while no DevTools client is
+/// attached and writes each to its debug log. None of that happens in production.
+pub fn network_off(port: u16) -> Result<usize, String> {
+    let targets = list(port).ok_or_else(|| format!("no inspector answers on port {port}"))?;
+    for target in &targets {
+        Session::open(port, &target.ws_path)?.call("Network.disable", json!({}))?;
+    }
+    Ok(targets.len())
+}
+
 /// One DevTools session on one target.
 pub struct Session {
     reader: BufReader<TcpStream>,
@@ -93,6 +106,9 @@ impl Session {
         Ok(Session {
             reader,
             writer,
+            // Below the ids wrangler's inspector proxy gives its own calls (from 10^8) on the
+            // session it shares with a client, whose replies it forwards to the client too; the
+            // runtime's inspector does not answer an id above 2^31 with the same id.
             next_id: 0,
         })
     }

@@ -30,6 +30,7 @@ const USAGE: &str = "usage:
              --handoff-pgid PGID --floor-pgid PGID \\
              [--before-base http://127.0.0.1:PORT/TOKEN --before-pgid PGID --before-label REV] \\
              [--rounds N] [--requests N] [--warmup N] [--interval-us N] [--perf-rounds N] [--out DIR]
+  bench network-off --inspector PORT
   bench coldstart --wrangler PATH --variants NAME=DIR,NAME=DIR,... --work DIR \\
              [--starts N] [--warm N]";
 
@@ -222,6 +223,17 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 warm: flags.number("warm", 20)?.max(1),
             };
             coldstart::run(&opts).map_err(Failure::Run)
+        }
+        "network-off" => {
+            flags.only(&["inspector"])?;
+            let port: u16 = flags.number("inspector", 0)?;
+            if port == 0 {
+                return Err("--inspector wants a port".into());
+            }
+            let isolates = cdp::network_off(port).map_err(Failure::Run)?;
+            Ok(format!(
+                "[bench] DevTools' Network domain off in {isolates} isolate(s) behind inspector port {port}"
+            ))
         }
         other => Err(Failure::Usage(format!("unknown subcommand {other:?}"))),
     }
