@@ -225,6 +225,10 @@ pub fn history(history: &History) -> String {
 /// ever be text inside its own line, never a line of the structure. The stored value itself is
 /// never changed.
 fn push_inline(out: &mut String, text: &str) {
+    if is_plain(text) {
+        out.push_str(text);
+        return;
+    }
     let start = out.len();
     let mut pending_space = false;
     // Kept characters are copied a run at a time, from `run` up to the next one dropped: every
@@ -240,7 +244,7 @@ fn push_inline(out: &mut String, text: &str) {
                 let space = byte <= b' ' || byte == 0x7f;
                 (1, space, space)
             }
-            lead if may_fold(lead, bytes.get(i + 1).copied()) => {
+            _ if may_fold(&bytes[i..]) => {
                 let c = text[i..].chars().next().expect("i is a character boundary");
                 let space = c.is_control() || c.is_whitespace();
                 (c.len_utf8(), space, space || is_bidi_control(c))
@@ -271,14 +275,37 @@ fn push_inline(out: &mut String, text: &str) {
     out.push_str(&text[run..]);
 }
 
-/// Whether the character a non-ASCII lead byte (and the byte after it) starts may be a
-/// control, whitespace or bidi control, and so must be decoded: every such character lies in
-/// U+0080–U+00BF (lead C2), U+061C (D8), U+1680 (E1 9A), U+2000–U+207F (E2 80 and E2 81) or
-/// U+3000 (E3 80). Text in most scripts, Japanese among them, starts with none of these.
-fn may_fold(lead: u8, next: Option<u8>) -> bool {
+/// Whether `push_inline` keeps `text` as it is: no control character, no whitespace but single
+/// ASCII spaces between other characters, and no character that may fold (`may_fold`). Most
+/// stored text is plain, and is then copied in one piece after one look at each byte.
+fn is_plain(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let last = bytes.len().wrapping_sub(1);
+    bytes.iter().enumerate().all(|(i, &byte)| match byte {
+        // Printable ASCII, continuation bytes, and the leads `may_fold` never matches.
+        b'!'..=b'~' | 0x80..0xc2 | 0xc3..0xd8 | 0xd9..0xe1 | 0xe4.. => true,
+        b' ' => i != 0 && i != last && bytes[i + 1] != b' ',
+        0xc2 | 0xd8 | 0xe1..=0xe3 => !may_fold(&bytes[i..]),
+        // Controls and DEL.
+        _ => false,
+    })
+}
+
+/// Whether the character a non-ASCII lead byte starts (the first bytes of `bytes`) may be a
+/// control, whitespace or bidi control, and so must be decoded: every such character is one of
+/// U+0080–U+00A0 (C2 80–A0), U+061C (D8 9C), U+1680 (E1 9A 80), U+2000–U+200F and
+/// U+2028–U+202F (E2 80), U+205F–U+2069 (E2 81) or U+3000 (E3 80 80). Text in most scripts,
+/// Japanese with its punctuation, dashes and curly quotes among them, holds none of these. A
+/// continuation byte is never such a lead.
+fn may_fold(bytes: &[u8]) -> bool {
     matches!(
-        (lead, next),
-        (0xc2 | 0xd8, _) | (0xe1, Some(0x9a)) | (0xe2, Some(0x80 | 0x81)) | (0xe3, Some(0x80))
+        bytes,
+        [0xc2, 0x80..=0xa0, ..]
+            | [0xd8, 0x9c, ..]
+            | [0xe1, 0x9a, 0x80, ..]
+            | [0xe2, 0x80, 0x80..=0x8f | 0xa8..=0xaf, ..]
+            | [0xe2, 0x81, 0x9f..=0xa9, ..]
+            | [0xe3, 0x80, 0x80, ..]
     )
 }
 
@@ -593,23 +620,73 @@ mod tests {
     #[test]
     fn text_in_most_scripts_is_kept_without_decoding() {
         let ranges = [
-            0x100..0x600,
+            0xa1..0x600,
             0x640..0x1680,
             0x16c0..0x2000,
-            0x2080..0x3000,
-            0x3040..0xa000,
+            0x2010..0x2028,
+            0x2030..0x205f,
+            0x2070..0x3000,
+            0x3001..0xa000,
             0xff01..0xff5f,
         ];
         for c in ranges.into_iter().flatten().filter_map(char::from_u32) {
             let mut utf8 = [0; 4];
             let bytes = c.encode_utf8(&mut utf8).as_bytes();
-            assert!(
-                !may_fold(bytes[0], bytes.get(1).copied()),
-                "U+{:04X}",
-                c as u32
-            );
+            assert!(!may_fold(bytes), "U+{:04X}", c as u32);
         }
-        assert!(may_fold(0xe3, Some(0x80)), "U+3000 is decoded");
+        assert!(may_fold("\u{3000}".as_bytes()), "U+3000 is decoded");
+    }
+
+    /// `may_fold` holds for the 62 non-ASCII characters that fold or vanish and for 9 more
+    /// beside them (U+200B–U+200D, U+2060–U+2065), and for no other character at all.
+    #[test]
+    fn may_fold_names_the_folding_characters_and_few_others() {
+        let (mut decoded, mut folding) = (0, 0);
+        for c in (0x80..=0x10_ffff).filter_map(char::from_u32) {
+            let mut utf8 = [0; 4];
+            let may = may_fold(c.encode_utf8(&mut utf8).as_bytes());
+            let folds = c.is_control() || c.is_whitespace() || is_bidi_control(c);
+            assert!(may || !folds, "U+{:04X} folds", c as u32);
+            decoded += usize::from(may);
+            folding += usize::from(folds);
+        }
+        assert_eq!((decoded, folding), (71, 62));
+    }
+
+    /// The one-piece copy is taken where it matters: text with single spaces between words, in
+    /// English and in Japanese, and ids; and not where a byte would be dropped or folded.
+    #[test]
+    fn plain_text_is_copied_in_one_piece() {
+        for plain in [
+            "",
+            "x",
+            "Remove the temporary debug logging from the D1 adapter",
+            "handoff-mcp v1 を公開し、どのチャット世代からでも get_state 一回で北極星に戻る",
+            "性能の issue: 1 クエリの Worker から 15 % 以内に収める（理由）",
+            "2a0ef7c0-0687-4e7a-a91d-b6ea9d2fe99f",
+            "~!\"#$%&'()*+,-./0123456789:;<=>?@[\\]^_`{|}",
+            "é Ω Я ب ह ñ ü ✓ 🎯 — …",
+        ] {
+            assert!(is_plain(plain), "{plain:?}");
+        }
+        for folded in [
+            " ",
+            " lead",
+            "trail ",
+            "two  spaces",
+            "tab\there",
+            "line\nbreak",
+            "nul\0",
+            "del\u{7f}",
+            "nbsp\u{a0}",
+            "ideographic\u{3000}space",
+            "bidi\u{202e}",
+            "arabic\u{61c}",
+            "a\u{1680}b",
+            "\u{85}",
+        ] {
+            assert!(!is_plain(folded), "{folded:?}");
+        }
     }
 
     /// Every character of the Basic Multilingual Plane and every 61st above it, between kept
