@@ -280,11 +280,11 @@ fn push_inline(out: &mut String, text: &str) {
 /// stored text is plain, and is then copied in one piece after one look at each byte.
 fn is_plain(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let last = bytes.len().wrapping_sub(1);
     bytes.iter().enumerate().all(|(i, &byte)| match byte {
         // Printable ASCII, continuation bytes, and the leads `may_fold` never matches.
         b'!'..=b'~' | 0x80..0xc2 | 0xc3..0xd8 | 0xd9..0xe1 | 0xe4.. => true,
-        b' ' => i != 0 && i != last && bytes[i + 1] != b' ',
+        // A space with a character before it and one after it that is not a space.
+        b' ' => i != 0 && bytes.get(i + 1).is_some_and(|&next| next != b' '),
         0xc2 | 0xd8 | 0xe1..=0xe3 => !may_fold(&bytes[i..]),
         // Controls and DEL.
         _ => false,
