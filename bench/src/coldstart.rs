@@ -139,6 +139,7 @@ fn probes(base: &str, floor: bool) -> Probes {
         warmup: 1,
         cap: START_LIMIT,
         settle: Duration::ZERO,
+        paired: false,
     };
     let (first, call) = if floor {
         (

@@ -9,7 +9,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::cpu::{self, Delta, Sampler, Split};
-use crate::stats::{median, percentile, range, spread, spread_signed, Table};
+use crate::stats::{mean, median, percentile, range, spread, spread_signed, standard_error, Table};
 use crate::workload::{self, TOOL_OK};
 
 pub struct Options {
@@ -30,6 +30,8 @@ pub struct Options {
     pub cap: Duration,
     /// How long to wait at most, before each round, for the machine to go quiet.
     pub settle: Duration,
+    /// Only this build against `before`, target by target, with no floor (`paired_report`).
+    pub paired: bool,
 }
 
 /// The earlier build's `wrangler dev`.
@@ -60,6 +62,15 @@ impl Options {
 
     /// Every target of a round, in the order of the tables.
     pub fn kinds(&self) -> Vec<Kind> {
+        if self.paired {
+            return [Server::Handoff, Server::Before]
+                .into_iter()
+                .flat_map(|server| {
+                    [Work::Healthz, Work::GetState, Work::AddTask]
+                        .map(|work| Kind::new(work, server))
+                })
+                .collect();
+        }
         let mut all = vec![
             Kind::new(Work::Healthz, Server::Handoff),
             Kind::new(Work::Floor, Server::Floor),
@@ -646,7 +657,82 @@ fn measure(opts: &Options) -> Result<String, String> {
             }
         }
     }
-    Ok(report(opts, &results, waited))
+    Ok(match opts.paired {
+        true => paired_report(opts, &results, waited),
+        false => report(opts, &results, waited),
+    })
+}
+
+/// The paired comparison: for each tool and concurrency, this build's runtime CPU per request
+/// minus the earlier build's in the same round, with the standard error of the mean beside the
+/// median, and the throughput ratio. Two servers and three targets a round, so many rounds fit
+/// in the time of a full run, and the runtime's CPU, which moves less with a stall than
+/// throughput does, is what is compared.
+fn paired_report(opts: &Options, results: &Results, waited: Duration) -> String {
+    let label = opts.before.as_ref().map_or("before", |b| b.label.as_str());
+    let mut out = format!(
+        "Paired (`bench http --mode paired`): this tree and `{label}`, each in its own `wrangler dev`, \
+         {} rounds at concurrency 1 and then 16; a round is /healthz, get_state and add_task on \
+         each build, in the order of `round_order`, {} requests a phase at c=1 and {} at c=16, \
+         after {} untimed warm-up requests per target; the bench waited {:.0} s in all for the \
+         machine to go quiet. Runtime CPU is the runtime workerd's, from `schedstat`. Each row \
+         compares the two builds round by round: the median difference, the mean with its \
+         standard error (a difference of two standard errors or more is unlikely to be noise), \
+         and the lowest and highest round.\n\n",
+        opts.rounds,
+        opts.requests[0],
+        opts.requests[1],
+        opts.warmup,
+        waited.as_secs_f64(),
+    );
+    let mut table = Table::new(&[
+        "tool",
+        "c",
+        "runtime CPU this, µs/req",
+        "this − before, µs/req: median",
+        "mean (standard error)",
+        "rounds",
+        "req/s this ÷ before",
+    ]);
+    for (ci, c) in CONCURRENCY.into_iter().enumerate() {
+        for work in [Work::Healthz, Work::GetState, Work::AddTask] {
+            let this = Kind::new(work, Server::Handoff);
+            let before = Kind::new(work, Server::Before);
+            let us: Vec<f64> = results
+                .runtime_above(ci, this, before)
+                .iter()
+                .map(|ms| ms * 1000.0)
+                .collect();
+            let own: Vec<f64> = results
+                .cpu_by_round(ci, this)
+                .iter()
+                .map(|s| s.runtime * 1000.0)
+                .collect();
+            table.row(vec![
+                this.label(opts),
+                c.to_string(),
+                format!("{:.0}", median(&own)),
+                format!("{:+.1}", median(&us)),
+                format!("{:+.1} ({:.1})", mean(&us), standard_error(&us)),
+                format!("{} to {}", signed(min(&us)), signed(max(&us))),
+                spread(&results.round_ratios(ci, this, before), 3),
+            ]);
+        }
+    }
+    out.push_str(&table.render());
+    out
+}
+
+fn signed(v: f64) -> String {
+    format!("{v:+.0}")
+}
+
+fn min(values: &[f64]) -> f64 {
+    values.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+fn max(values: &[f64]) -> f64 {
+    values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
 }
 
 /// The order of the `n` targets in round `round`: a rotation that moves on every second round,

@@ -25,7 +25,7 @@ const USAGE: &str = "usage:
              --handoff-pgid PGID --floor-pgid PGID \\
              [--before-base http://127.0.0.1:PORT/TOKEN --before-pgid PGID --before-label REV] \\
              [--rounds N] [--requests-c1 N] [--requests-c16 N] [--warmup N] \\
-             [--cap-secs S] [--settle-secs S]
+             [--cap-secs S] [--settle-secs S] [--mode targets|paired]
   bench profile --base http://127.0.0.1:PORT/TOKEN --floor http://127.0.0.1:PORT \\
              --handoff-pgid PGID --floor-pgid PGID \\
              [--before-base http://127.0.0.1:PORT/TOKEN --before-pgid PGID --before-label REV] \\
@@ -147,13 +147,24 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 "warmup",
                 "cap-secs",
                 "settle-secs",
+                "mode",
             ])?;
+            let paired = match flags.text("mode").unwrap_or("targets") {
+                "targets" => false,
+                "paired" => true,
+                other => return Err(format!("--mode is targets or paired, not {other:?}").into()),
+            };
+            let before = flags.before()?;
+            if paired && before.is_none() {
+                return Err("--mode paired compares two builds: it needs --before-base".into());
+            }
             let opts = load::Options {
                 base: flags.required("base")?.trim_end_matches('/').to_owned(),
                 floor: flags.required("floor")?.trim_end_matches('/').to_owned(),
                 handoff_pgid: flags.pgid("handoff-pgid")?,
                 floor_pgid: flags.pgid("floor-pgid")?,
-                before: flags.before()?,
+                before,
+                paired,
                 // Twelve rounds: an even number, so every pair of targets runs in each order
                 // equally often (`load::round_order`), with six targets (`--against`) each takes
                 // every position twice, and a median over rounds shrugs off the rounds another

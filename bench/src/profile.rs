@@ -467,6 +467,7 @@ fn measure(opts: &Options) -> Result<String, String> {
         warmup: opts.warmup,
         cap: Duration::from_secs(120),
         settle: Duration::ZERO,
+        paired: false,
     };
     // Indexed by `Server as usize`, as the sampler's groups are.
     let mut pgids = vec![opts.handoff_pgid, opts.floor_pgid];

@@ -16,6 +16,20 @@ pub fn median(values: &[f64]) -> f64 {
     }
 }
 
+/// The mean of a non-empty sample.
+pub fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+/// The standard error of a sample's mean: its standard deviation (n − 1) over √n. NaN below two
+/// values.
+pub fn standard_error(values: &[f64]) -> f64 {
+    let n = values.len() as f64;
+    let m = mean(values);
+    let variance = values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0);
+    (variance / n).sqrt()
+}
+
 /// The nearest-rank percentile `p` (0–100) of an already sorted sample.
 pub fn percentile(sorted: &[u64], p: f64) -> u64 {
     if sorted.is_empty() {
@@ -90,6 +104,16 @@ mod tests {
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
         assert!(median(&[]).is_nan());
+    }
+
+    #[test]
+    fn means_and_their_standard_error() {
+        let sample = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0];
+        assert_eq!(mean(&sample), 5.0);
+        // Sample standard deviation sqrt(32 / 7), over sqrt(8).
+        let expected = (32.0f64 / 7.0).sqrt() / 8.0f64.sqrt();
+        assert!((standard_error(&sample) - expected).abs() < 1e-12);
+        assert!(standard_error(&[1.0]).is_nan());
     }
 
     #[test]
