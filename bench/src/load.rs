@@ -678,7 +678,7 @@ fn paired_report(opts: &Options, results: &Results, waited: Duration) -> String 
          machine to go quiet. Runtime CPU is the runtime workerd's, from `schedstat`. Each row \
          compares the two builds round by round: the median difference, the mean with its \
          standard error (a difference of two standard errors or more is unlikely to be noise), \
-         and the lowest and highest round.\n\n",
+         with the lowest and highest round beside the median.\n\n",
         opts.rounds,
         opts.requests[0],
         opts.requests[1],
@@ -689,9 +689,8 @@ fn paired_report(opts: &Options, results: &Results, waited: Duration) -> String 
         "tool",
         "c",
         "runtime CPU this, µs/req",
-        "this − before, µs/req: median",
+        "this − before, µs/req: median (rounds)",
         "mean (standard error)",
-        "rounds",
         "req/s this ÷ before",
     ]);
     for (ci, c) in CONCURRENCY.into_iter().enumerate() {
@@ -712,27 +711,14 @@ fn paired_report(opts: &Options, results: &Results, waited: Duration) -> String 
                 this.label(opts),
                 c.to_string(),
                 format!("{:.0}", median(&own)),
-                format!("{:+.1}", median(&us)),
+                spread_signed(&us, 1),
                 format!("{:+.1} ({:.1})", mean(&us), standard_error(&us)),
-                format!("{} to {}", signed(min(&us)), signed(max(&us))),
                 spread(&results.round_ratios(ci, this, before), 3),
             ]);
         }
     }
     out.push_str(&table.render());
     out
-}
-
-fn signed(v: f64) -> String {
-    format!("{v:+.0}")
-}
-
-fn min(values: &[f64]) -> f64 {
-    values.iter().copied().fold(f64::INFINITY, f64::min)
-}
-
-fn max(values: &[f64]) -> f64 {
-    values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
 }
 
 /// The order of the `n` targets in round `round`: a rotation that moves on every second round,
