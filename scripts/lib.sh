@@ -6,6 +6,14 @@
 
 step() { printf '\n=== %s\n' "$*"; }
 
+# bundle_js BUILD_DIR: "RAW GZIP" bytes of the Worker's JavaScript in a build folder: the entry
+# module (index.js) and worker-build's bundle with the wasm-bindgen glue (worker-build.js),
+# each gzipped on its own as the size budget counts them.
+bundle_js() {
+  echo "$(cat "$1/index.js" "$1/worker-build.js" | wc -c) \
+$(($(gzip -9c "$1/index.js" | wc -c) + $(gzip -9c "$1/worker-build.js" | wc -c)))"
+}
+
 # free_port: a TCP port on 127.0.0.1 that nothing listens on right now.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
