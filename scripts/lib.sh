@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# What the test scripts share: step headings, free loopback ports, fresh tokens, starting a
+# What the test scripts share: step headings, the size of the Worker's JavaScript, free loopback ports, fresh tokens, starting a
 # `wrangler dev` in its own process group and waiting until it answers, stopping a process group,
 # and the token scan of log files. Sourced after scripts/toolchain.sh (it needs $WRANGLER).
 # Every wait here is bounded.
