@@ -26,6 +26,7 @@ use crate::context::{Ctx, Scope};
 use crate::dispatch::{self, Handled, McpHeaders, Reply};
 use crate::error::Error;
 use crate::json;
+use crate::node::Node;
 use crate::sse;
 use crate::web;
 
@@ -337,13 +338,13 @@ pub fn origin_allowed(origin: Option<&str>, config: &Config) -> bool {
 }
 
 /// The body rules both transports share: the size limit (413) and JSON (−32700).
-pub fn parse_body(body: &[u8]) -> Result<Json, Response> {
+pub fn parse_body(body: &[u8]) -> Result<Node<'_>, Response> {
     if body.len() > MAX_BODY_BYTES {
         return Err(Response::refusal(&Error::TooLarge {
             limit: MAX_BODY_BYTES,
         }));
     }
-    serde_json::from_slice(body).map_err(|_| Response::refusal(&Error::Parse))
+    Node::parse(body).map_err(|_| Response::refusal(&Error::Parse))
 }
 
 /// Every request header the core reads after planning, so the SSE path forwards exactly these

@@ -4,6 +4,8 @@
 
 use serde_json::{Map, Value as Json};
 
+use crate::node::Node;
+
 /// A JSON-RPC error response. The code and message come from `error::Error`, the only place
 /// that knows the code table.
 pub fn error(id: &Json, code: i64, message: String, data: Option<Json>) -> Json {
@@ -35,42 +37,42 @@ fn response(id: &Json, outcome: &str, value: Json) -> Json {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Message<'a> {
     Request {
-        id: &'a Json,
+        id: &'a Node<'a>,
         method: &'a str,
-        params: Option<&'a Json>,
+        params: Option<&'a Node<'a>>,
     },
     Notification {
         method: &'a str,
-        params: Option<&'a Json>,
+        params: Option<&'a Node<'a>>,
     },
     /// A response (result or error) posted by the client: accepted and ignored.
     Response,
 }
 
 /// Classifies one message. On failure returns the id to echo (if one could be read).
-pub fn classify(value: &Json) -> Result<Message<'_>, Json> {
-    let Some(obj) = value.as_object() else {
+pub fn classify<'a>(value: &'a Node<'a>) -> Result<Message<'a>, Json> {
+    if !value.is_object() {
         return Err(Json::Null);
-    };
-    let id = obj.get("id");
+    }
+    let id = value.get("id");
     let readable_id = id
         .filter(|id| is_valid_id(id))
-        .cloned()
-        .unwrap_or(Json::Null);
-    if obj.get("jsonrpc").and_then(Json::as_str) != Some("2.0") {
+        .map_or(Json::Null, Node::to_json);
+    if value.get("jsonrpc").and_then(Node::as_str) != Some("2.0") {
         return Err(readable_id);
     }
-    let params = obj.get("params");
+    let params = value.get("params");
     if params.is_some_and(|p| !p.is_object() && !p.is_array()) {
         return Err(readable_id);
     }
-    match (obj.get("method"), id) {
-        (Some(Json::String(method)), None) => Ok(Message::Notification { method, params }),
-        (Some(Json::String(method)), Some(id)) if is_valid_id(id) => {
+    match (value.get("method"), id) {
+        (Some(Node::String(method)), None) => Ok(Message::Notification { method, params }),
+        (Some(Node::String(method)), Some(id)) if is_valid_id(id) => {
             Ok(Message::Request { id, method, params })
         }
         (None, Some(id))
-            if is_valid_id(id) && (obj.contains_key("result") || obj.contains_key("error")) =>
+            if is_valid_id(id)
+                && (value.get("result").is_some() || value.get("error").is_some()) =>
         {
             Ok(Message::Response)
         }
@@ -81,8 +83,8 @@ pub fn classify(value: &Json) -> Result<Message<'_>, Json> {
 /// MCP ids are strings or integers, never null. An integer outside i64/u64 or a fraction would
 /// come back as a float in another spelling, so the client could not match the reply; it is
 /// refused instead of echoed wrong.
-fn is_valid_id(id: &Json) -> bool {
-    id.is_string() || id.is_i64() || id.is_u64()
+fn is_valid_id(id: &Node) -> bool {
+    id.is_string() || id.is_integer()
 }
 
 #[cfg(test)]
@@ -91,35 +93,44 @@ mod tests {
 
     use super::*;
 
+    /// What `classify` says of `value`, with a request's id and params as `Value`s.
+    fn classified(value: Json) -> Result<(Option<Json>, String, Option<Json>), Json> {
+        let node = Node::from(&value);
+        Ok(match classify(&node)? {
+            Message::Request { id, method, params } => (
+                Some(id.to_json()),
+                method.to_owned(),
+                params.map(Node::to_json),
+            ),
+            Message::Notification { method, params } => {
+                (None, method.to_owned(), params.map(Node::to_json))
+            }
+            Message::Response => (None, "(a response)".into(), None),
+        })
+    }
+
     #[test]
     fn zero_is_a_valid_id() {
         let msg = json!({"jsonrpc": "2.0", "id": 0, "method": "ping"});
-        assert_eq!(
-            classify(&msg),
-            Ok(Message::Request {
-                id: &json!(0),
-                method: "ping",
-                params: None
-            })
-        );
+        assert_eq!(classified(msg), Ok((Some(json!(0)), "ping".into(), None)));
     }
 
     #[test]
     fn null_id_and_wrong_version_are_invalid() {
         assert_eq!(
-            classify(&json!({"jsonrpc": "2.0", "id": null, "method": "ping"})),
+            classified(json!({"jsonrpc": "2.0", "id": null, "method": "ping"})),
             Err(Json::Null)
         );
         assert_eq!(
-            classify(&json!({"jsonrpc": "1.0", "id": 7, "method": "ping"})),
+            classified(json!({"jsonrpc": "1.0", "id": 7, "method": "ping"})),
             Err(json!(7))
         );
         assert_eq!(
-            classify(&json!({"jsonrpc": "2.0", "id": 7, "method": 5})),
+            classified(json!({"jsonrpc": "2.0", "id": 7, "method": 5})),
             Err(json!(7))
         );
         assert_eq!(
-            classify(&json!({"jsonrpc": "2.0", "id": 7, "method": "x", "params": 3})),
+            classified(json!({"jsonrpc": "2.0", "id": 7, "method": "x", "params": 3})),
             Err(json!(7))
         );
     }
@@ -128,17 +139,17 @@ mod tests {
     fn fractions_and_out_of_range_integers_are_not_ids() {
         for id in [json!(1.5), json!(1.0), json!(-0.0), json!(1e29)] {
             let msg = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
-            assert_eq!(classify(&msg), Err(Json::Null), "{id}");
+            assert_eq!(classified(msg), Err(Json::Null), "{id}");
         }
         let msg = json!({"jsonrpc": "2.0", "id": u64::MAX, "method": "ping"});
-        assert!(classify(&msg).is_ok());
+        assert!(classified(msg).is_ok());
     }
 
     #[test]
     fn posted_responses_are_recognised() {
         assert_eq!(
-            classify(&json!({"jsonrpc": "2.0", "id": "a", "result": {}})),
-            Ok(Message::Response)
+            classified(json!({"jsonrpc": "2.0", "id": "a", "result": {}})),
+            Ok((None, "(a response)".into(), None))
         );
     }
 }

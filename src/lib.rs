@@ -11,6 +11,7 @@ pub mod http;
 pub mod json;
 pub mod jsonrpc;
 pub mod model;
+pub mod node;
 pub mod prompts;
 pub mod protocol;
 pub mod render;

@@ -7,6 +7,7 @@ use serde_json::{json, Value as Json};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::model::{self, PROJECT_ID_MAX};
+use crate::node::Node;
 use crate::render;
 use crate::store;
 use crate::tools;
@@ -27,7 +28,7 @@ pub fn list() -> Json {
 }
 
 /// prompts/get: the resume message for a project.
-pub async fn get(ctx: &Ctx<'_>, name: &str, arguments: Option<&Json>) -> Result<Json, Error> {
+pub async fn get(ctx: &Ctx<'_>, name: &str, arguments: Option<&Node<'_>>) -> Result<Json, Error> {
     if name != RESUME {
         let name: String = name.chars().take(64).collect();
         return Err(Error::InvalidParams(format!(
@@ -36,7 +37,7 @@ pub async fn get(ctx: &Ctx<'_>, name: &str, arguments: Option<&Json>) -> Result<
     }
     let project_id = arguments
         .and_then(|a| a.get("project_id"))
-        .and_then(Json::as_str)
+        .and_then(Node::as_str)
         .ok_or_else(|| Error::InvalidParams("resume needs the argument project_id".into()))?;
     if !model::is_project_id(project_id) {
         return Err(Error::InvalidParams(format!(

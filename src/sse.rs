@@ -9,6 +9,7 @@ use crate::context::Ctx;
 use crate::dispatch::{self, Reply};
 use crate::http::{self, Headers, Response};
 use crate::json;
+use crate::node::Node;
 
 /// A comment line: keeps proxies and clients from timing the idle stream out.
 pub const KEEPALIVE: &str = ": keepalive\n\n";
@@ -87,7 +88,7 @@ pub fn accepted() -> Response {
 /// Runs one accepted message through the dispatcher. Returns the event to write on the stream
 /// (`None` for notifications and posted responses) and a diagnostic for the log.
 pub async fn respond(
-    message: &Json,
+    message: &Node<'_>,
     headers: &Headers,
     ctx: &Ctx<'_>,
 ) -> (Option<String>, Option<String>) {

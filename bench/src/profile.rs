@@ -220,8 +220,12 @@ const OPERATIONS: &[(&str, &[&str])] = &[
         &["handoff_mcp::worker::d1::"],
     ),
     (
-        "request body into serde_json (parse_body)",
-        &["handoff_mcp::http::parse_body", "serde_json::de::"],
+        "request body into a tree (parse_body: serde_json reading node.rs's tree)",
+        &[
+            "handoff_mcp::http::parse_body",
+            "handoff_mcp::node::",
+            "serde_json::de::",
+        ],
     ),
     (
         "render: contract, reference, anchor",

@@ -8,6 +8,7 @@ use super::headers::McpHeaders;
 use super::methods;
 use crate::context::Ctx;
 use crate::error::Error;
+use crate::node::Node;
 use crate::protocol::version::{self, Era};
 use crate::protocol::{self, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
 
@@ -31,7 +32,7 @@ pub fn era(headers: &McpHeaders) -> Result<Era, Error> {
 pub async fn serve(
     id: Option<&Json>,
     method: &str,
-    params: Option<&Json>,
+    params: Option<&Node<'_>>,
     headers: &McpHeaders,
     ctx: &Ctx<'_>,
 ) -> Result<Option<Json>, Error> {
@@ -50,7 +51,7 @@ pub async fn serve(
     if method == "initialize" {
         let requested = params
             .and_then(|p| p.get("protocolVersion"))
-            .and_then(Json::as_str);
+            .and_then(Node::as_str);
         let negotiated = version::negotiate_legacy(requested);
         return Ok(id.map(|_| protocol::initialize(negotiated)));
     }

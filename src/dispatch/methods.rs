@@ -6,6 +6,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::context::Ctx;
 use crate::error::Error;
+use crate::node::Node;
 use crate::protocol::version::Era;
 use crate::protocol::{self, Cache};
 use crate::{prompts, resources, tools};
@@ -13,7 +14,7 @@ use crate::{prompts, resources, tools};
 /// One shared method's result body, in `era`'s envelope.
 pub async fn serve(
     method: &str,
-    params: Option<&Json>,
+    params: Option<&Node<'_>>,
     era: Era,
     ctx: &Ctx<'_>,
 ) -> Result<Json, Error> {
@@ -32,7 +33,7 @@ pub async fn serve(
         }
         "resources/templates/list" => (resources::templates(), Some(Cache::Static)),
         "resources/list" => {
-            let cursor = params.and_then(|p| p.get("cursor")).and_then(Json::as_str);
+            let cursor = params.and_then(|p| p.get("cursor")).and_then(Node::as_str);
             (
                 resources::list(ctx.db, scope, cursor).await?,
                 Some(Cache::Data),
@@ -47,14 +48,18 @@ pub async fn serve(
     Ok(protocol::envelope(result, era, cache))
 }
 
-fn string_param<'a>(params: Option<&'a Json>, field: &str, method: &str) -> Result<&'a str, Error> {
+fn string_param<'a>(
+    params: Option<&'a Node<'a>>,
+    field: &str,
+    method: &str,
+) -> Result<&'a str, Error> {
     params
         .and_then(|p| p.get(field))
-        .and_then(Json::as_str)
+        .and_then(Node::as_str)
         .ok_or_else(|| Error::InvalidParams(format!("{method} needs params.{field}, a string")))
 }
 
-async fn call_tool(params: Option<&Json>, ctx: &Ctx<'_>) -> Result<Json, Error> {
+async fn call_tool(params: Option<&Node<'_>>, ctx: &Ctx<'_>) -> Result<Json, Error> {
     let name = string_param(params, "name", "tools/call")?;
     let Some(def) = tools::find(name) else {
         let known: Vec<&str> = tools::ALL.iter().map(|t| t.name).collect();

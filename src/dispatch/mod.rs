@@ -14,6 +14,7 @@ use serde_json::Value as Json;
 use crate::context::{Caller, Ctx, CLIENT_MAX};
 use crate::error::Error;
 use crate::jsonrpc::{self, Message};
+use crate::node::Node;
 use crate::protocol::version::{self, Era};
 use crate::protocol::{META_CLIENT_INFO, META_PROTOCOL_VERSION};
 pub use headers::McpHeaders;
@@ -64,14 +65,14 @@ pub fn refuse(error: &Error, id: &Json, era: Option<Era>) -> Handled {
 }
 
 /// Handles one POSTed body (an object, or a 2025-03-26 batch array).
-pub async fn handle(body: &Json, headers: &McpHeaders, ctx: &Ctx<'_>) -> Handled {
+pub async fn handle(body: &Node<'_>, headers: &McpHeaders, ctx: &Ctx<'_>) -> Handled {
     match body {
-        Json::Array(items) => handle_batch(items, headers, ctx).await,
+        Node::Array(items) => handle_batch(items, headers, ctx).await,
         single => handle_one(single, headers, ctx).await,
     }
 }
 
-async fn handle_batch(items: &[Json], headers: &McpHeaders, ctx: &Ctx<'_>) -> Handled {
+async fn handle_batch(items: &[Node<'_>], headers: &McpHeaders, ctx: &Ctx<'_>) -> Handled {
     let invalid = |why: &str| refuse(&Error::InvalidRequest(why.into()), &Json::Null, None);
     if items.is_empty() {
         return invalid("an empty batch");
@@ -114,14 +115,14 @@ async fn handle_batch(items: &[Json], headers: &McpHeaders, ctx: &Ctx<'_>) -> Ha
 }
 
 /// The `_meta` protocol-version claim of a message, if it makes one.
-fn modern_claim(message: &Json) -> Option<&Json> {
+fn modern_claim<'a>(message: &'a Node<'a>) -> Option<&'a Node<'a>> {
     message
         .get("params")?
         .get("_meta")?
         .get(META_PROTOCOL_VERSION)
 }
 
-async fn handle_one(value: &Json, headers: &McpHeaders, ctx: &Ctx<'_>) -> Handled {
+async fn handle_one(value: &Node<'_>, headers: &McpHeaders, ctx: &Ctx<'_>) -> Handled {
     let message = match jsonrpc::classify(value) {
         Ok(message) => message,
         Err(id) => {
@@ -132,8 +133,9 @@ async fn handle_one(value: &Json, headers: &McpHeaders, ctx: &Ctx<'_>) -> Handle
     let (id, method, params) = match message {
         Message::Response => return Reply::Accepted.into(),
         Message::Notification { method, params } => (None, method, params),
-        Message::Request { id, method, params } => (Some(id), method, params),
+        Message::Request { id, method, params } => (Some(id.to_json()), method, params),
     };
+    let id = id.as_ref();
     let modern = modern_claim(value).is_some();
     let ctx = Ctx {
         caller: Caller {
@@ -168,10 +170,10 @@ async fn handle_one(value: &Json, headers: &McpHeaders, ctx: &Ctx<'_>) -> Handle
 
 /// `name/version` from the 2026-07-28 `_meta` client info, when the message carries it, at
 /// most `CLIENT_MAX` characters (it is stored with every change).
-fn client_info(params: Option<&Json>) -> Option<String> {
+fn client_info(params: Option<&Node>) -> Option<String> {
     let info = params?.get("_meta")?.get(META_CLIENT_INFO)?;
     let name = info.get("name")?.as_str()?;
-    let full = match info.get("version").and_then(Json::as_str) {
+    let full = match info.get("version").and_then(Node::as_str) {
         Some(v) => format!("{name}/{v}"),
         None => name.to_owned(),
     };

@@ -8,6 +8,7 @@ use super::headers::{self, McpHeaders};
 use super::methods;
 use crate::context::Ctx;
 use crate::error::Error;
+use crate::node::Node;
 use crate::protocol::version::{self, Era};
 use crate::protocol::{self, Cache, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
 
@@ -15,17 +16,17 @@ use crate::protocol::{self, Cache, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSI
 pub async fn serve(
     id: Option<&Json>,
     method: &str,
-    params: Option<&Json>,
+    params: Option<&Node<'_>>,
     headers: &McpHeaders,
     ctx: &Ctx<'_>,
 ) -> Result<Option<Json>, Error> {
     let meta = params.and_then(|p| p.get("_meta"));
     let claimed = meta
         .and_then(|m| m.get(META_PROTOCOL_VERSION))
-        .and_then(Json::as_str);
+        .and_then(Node::as_str);
     let capabilities_ok = meta
         .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
-        .is_some_and(Json::is_object);
+        .is_some_and(Node::is_object);
     let (Some(claimed), true) = (claimed, capabilities_ok) else {
         return Err(Error::BadMeta(format!(
             "params._meta must carry {META_PROTOCOL_VERSION} (a string) and {META_CLIENT_CAPABILITIES} (an object)"
@@ -60,7 +61,7 @@ pub async fn serve(
         _ => None,
     };
     if let Some(field) = name_field {
-        let body_name = params.and_then(|p| p.get(field)).and_then(Json::as_str);
+        let body_name = params.and_then(|p| p.get(field)).and_then(Node::as_str);
         headers::check("Mcp-Name", headers.name.as_deref(), body_name)?;
     }
     let era = Era::Modern;

@@ -2,10 +2,9 @@
 //! typed access to the checked values. A refusal is a sentence for the model naming the
 //! argument, the rule and what was received. No storage and no wire envelope here.
 
-use serde_json::{Map, Value as Json};
-
 use super::ToolDef;
 use crate::model::{self, Kind, PROJECT_ID_MAX};
+use crate::node::Node;
 use crate::render;
 
 /// Longest task id accepted (ours are 36-character UUIDs).
@@ -45,7 +44,7 @@ pub const PROJECT_ID: Param = Param {
 /// parameter of another tool is a loud bug, never an empty string.
 pub struct Args {
     tool: &'static ToolDef,
-    values: Map<String, Json>,
+    values: Vec<(&'static str, String)>,
 }
 
 impl Args {
@@ -86,12 +85,15 @@ impl Args {
             param.name,
             self.tool.name
         );
-        self.values.get(param.name).and_then(Json::as_str)
+        self.values
+            .iter()
+            .find(|(name, _)| *name == param.name)
+            .map(|(_, value)| value.as_str())
     }
 }
 
 /// Checks `arguments` against the tool's parameters.
-pub fn check(def: &'static ToolDef, arguments: Option<&Json>) -> Result<Args, String> {
+pub fn check(def: &'static ToolDef, arguments: Option<&Node>) -> Result<Args, String> {
     let names = || {
         def.params
             .iter()
@@ -99,10 +101,9 @@ pub fn check(def: &'static ToolDef, arguments: Option<&Json>) -> Result<Args, St
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let empty = Map::new();
     let given = match arguments {
-        None | Some(Json::Null) => &empty,
-        Some(Json::Object(map)) => map,
+        None | Some(Node::Null) => &[][..],
+        Some(Node::Object(members)) => members.as_slice(),
         Some(other) => {
             return Err(format!(
                 "arguments must be an object with {}, got {}",
@@ -111,9 +112,9 @@ pub fn check(def: &'static ToolDef, arguments: Option<&Json>) -> Result<Args, St
             ))
         }
     };
-    if let Some(unknown) = given
-        .keys()
-        .find(|k| def.params.iter().all(|p| p.name != k.as_str()))
+    if let Some((unknown, _)) = given
+        .iter()
+        .find(|(k, _)| def.params.iter().all(|p| p.name != k))
     {
         return Err(format!(
             "unknown argument \"{}\"; {} takes only: {}",
@@ -122,19 +123,21 @@ pub fn check(def: &'static ToolDef, arguments: Option<&Json>) -> Result<Args, St
             names()
         ));
     }
-    let mut values = Map::new();
+    let mut values = Vec::with_capacity(def.params.len());
     for param in def.params {
-        match given.get(param.name) {
-            None | Some(Json::Null) if param.required => {
+        // A name given twice reads as its last value, as everywhere in a request (node.rs).
+        let value = given.iter().rev().find(|(k, _)| k == param.name);
+        match value.map(|(_, v)| v) {
+            None | Some(Node::Null) if param.required => {
                 return Err(format!(
                     "missing required argument \"{}\": {}",
                     param.name, param.description
                 ))
             }
-            None | Some(Json::Null) => {}
-            Some(Json::String(s)) => {
+            None | Some(Node::Null) => {}
+            Some(Node::String(s)) => {
                 check_rule(param, s)?;
-                values.insert(param.name.into(), Json::String(s.clone()));
+                values.push((param.name, s.as_ref().to_owned()));
             }
             Some(other) => {
                 return Err(format!(
@@ -217,14 +220,14 @@ pub fn preview(s: &str) -> String {
     out
 }
 
-fn type_name(v: &Json) -> &'static str {
+fn type_name(v: &Node) -> &'static str {
     match v {
-        Json::Null => "null",
-        Json::Bool(_) => "a boolean",
-        Json::Number(_) => "a number",
-        Json::String(_) => "a string",
-        Json::Array(_) => "an array",
-        Json::Object(_) => "an object",
+        Node::Null => "null",
+        Node::Bool(_) => "a boolean",
+        Node::Number(_) => "a number",
+        Node::String(_) => "a string",
+        Node::Array(_) => "an array",
+        Node::Object(_) => "an object",
     }
 }
 
@@ -240,7 +243,7 @@ mod tests {
     fn reading_another_tool_s_argument_is_a_bug_not_an_empty_string() {
         let get_state = tools::find("get_state").unwrap();
         let set_north_star = tools::find("set_north_star").unwrap();
-        let args = check(get_state, Some(&json!({"project_id": "p"}))).unwrap();
+        let args = check(get_state, Some(&Node::from(&json!({"project_id": "p"})))).unwrap();
         args.get(&set_north_star.params[1]);
     }
 
@@ -249,7 +252,9 @@ mod tests {
         let add = tools::find("add_task").unwrap();
         let args = check(
             add,
-            Some(&json!({"project_id": "p", "body": "b", "kind": "record"})),
+            Some(&Node::from(
+                &json!({"project_id": "p", "body": "b", "kind": "record"}),
+            )),
         )
         .unwrap();
         assert_eq!(args.get(&PROJECT_ID), "p");

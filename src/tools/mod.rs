@@ -14,11 +14,10 @@ pub mod schema;
 mod set_focus;
 mod set_north_star;
 
-use serde_json::Value as Json;
-
 use crate::context::{Ctx, Scope};
 use crate::error::Error;
 use crate::model::Anchor;
+use crate::node::Node;
 use crate::render;
 use crate::store::LocalFuture;
 use args::Args;
@@ -102,7 +101,7 @@ pub fn find(name: &str) -> Option<&'static ToolDef> {
 /// failure is an internal error.
 pub async fn call(
     def: &'static ToolDef,
-    arguments: Option<&Json>,
+    arguments: Option<&Node<'_>>,
     ctx: &Ctx<'_>,
 ) -> Result<Outcome, Error> {
     let args = match args::check(def, arguments) {

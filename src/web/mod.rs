@@ -15,12 +15,11 @@ pub mod form;
 mod html;
 mod svg;
 
-use serde_json::{Map, Value as Json};
-
 use crate::context::{Caller, Ctx, Scope};
 use crate::error::Error;
 use crate::http::{self, Plan, Request, Response, MAX_BODY_BYTES};
 use crate::model;
+use crate::node::Node;
 use crate::render;
 use crate::store;
 use crate::tools::{self, ToolDef};
@@ -317,17 +316,17 @@ async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Resul
     let fields = form::decode(body)
         .map_err(|why| Error::InvalidRequest(format!("the form cannot be read: {why}")))?;
     let def = write_tool(tool).expect("planned forms name write tools");
-    let mut arguments = Map::new();
+    let mut arguments = Vec::with_capacity(fields.len() + 1);
     if def.params.iter().any(|p| p.name == "project_id") {
         if fields.iter().any(|(name, _)| name == "project_id") {
             return Err(Error::InvalidRequest(
                 "the page's URL names the project; the form must not".into(),
             ));
         }
-        arguments.insert("project_id".into(), Json::String(project_id.to_owned()));
+        arguments.push(("project_id".into(), Node::String(project_id.into())));
     }
     for (name, value) in &fields {
-        arguments.insert(name.clone(), Json::String(value.clone()));
+        arguments.push((name.as_str().into(), Node::String(value.as_str().into())));
     }
     let ctx = Ctx {
         caller: Caller {
@@ -336,7 +335,7 @@ async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Resul
         },
         ..*ctx
     };
-    let outcome = tools::call(def, Some(&Json::Object(arguments)), &ctx).await?;
+    let outcome = tools::call(def, Some(&Node::Object(arguments)), &ctx).await?;
     if outcome.is_error {
         return Ok(Posted::Refused(Some(Refused {
             tool: def.name,

@@ -153,8 +153,9 @@ impl SseSession {
             Some(scope) if Some(&scope) == self.scope.borrow().as_ref() => scope,
             _ => return into_worker(sse::unknown_session()),
         };
+        // Owned: the message is answered on the stream after this POST has had its 202.
         let message = match http::parse_body(&req.bytes().await?) {
-            Ok(message) => message,
+            Ok(message) => message.into_owned(),
             Err(refusal) => return into_worker(refusal),
         };
         let headers = http::Headers::new(req.headers().entries());

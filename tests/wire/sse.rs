@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use handoff_mcp::http::Headers;
+use handoff_mcp::http::{self, Headers};
 use handoff_mcp::sse;
 
 use crate::support::{block_on, Server};
@@ -13,6 +13,8 @@ fn respond(
     message: serde_json::Value,
 ) -> (Option<String>, Option<String>) {
     let headers = Headers::new(headers.iter().copied());
+    let body = message.to_string();
+    let message = http::parse_body(body.as_bytes()).expect("a JSON body");
     s.with_ctx(None, |ctx| block_on(sse::respond(&message, &headers, ctx)))
 }
 
