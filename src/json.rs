@@ -17,11 +17,30 @@ use std::fmt::Write;
 
 use serde_json::Value as Json;
 
-/// `value` as compact JSON text.
+/// `value` as compact JSON text, written into a buffer of about its size: a reply holds
+/// kilobytes of the model's text, which a buffer doubling from a small one copies again at
+/// each step.
 pub fn to_text(value: &Json) -> String {
-    let mut out = String::with_capacity(256);
+    let mut out = String::with_capacity(size_hint(value));
     write_value(&mut out, value);
     out
+}
+
+/// About the length of `value`'s JSON text: exact for everything but numbers (taken as 20
+/// bytes) and escapes (a string's own length, plus 1/16 for the escapes of a text of lines).
+fn size_hint(value: &Json) -> usize {
+    match value {
+        Json::Null | Json::Bool(_) => 5,
+        Json::Number(_) => 20,
+        Json::String(s) => s.len() + s.len() / 16 + 2,
+        Json::Array(items) => items.iter().map(|item| size_hint(item) + 1).sum::<usize>() + 2,
+        Json::Object(map) => {
+            map.iter()
+                .map(|(key, item)| key.len() + 4 + size_hint(item))
+                .sum::<usize>()
+                + 2
+        }
+    }
 }
 
 fn write_value(out: &mut String, value: &Json) {
@@ -34,7 +53,7 @@ fn write_value(out: &mut String, value: &Json) {
         Json::Number(n) => {
             let _ = write!(out, "{n}");
         }
-        Json::String(s) => write_string(out, s),
+        Json::String(s) => push_string(out, s),
         Json::Array(items) => {
             out.push_str("[");
             for (i, item) in items.iter().enumerate() {
@@ -51,7 +70,7 @@ fn write_value(out: &mut String, value: &Json) {
                 if i > 0 {
                     out.push_str(",");
                 }
-                write_string(out, key);
+                push_string(out, key);
                 out.push_str(":");
                 write_value(out, item);
             }
@@ -64,7 +83,7 @@ fn write_value(out: &mut String, value: &Json) {
 /// with a short escape, the other controls below U+0020 as `\u00XX` (lower-case hex), nothing
 /// else (not DEL, not `/`, not non-ASCII). Runs without an escape are found eight bytes at a
 /// time and copied whole.
-fn write_string(out: &mut String, s: &str) {
+pub fn push_string(out: &mut String, s: &str) {
     out.push_str("\"");
     let bytes = s.as_bytes();
     let mut run = 0;
