@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use wasm_bindgen::prelude::wasm_bindgen;
-use wasm_bindgen::{JsCast, JsValue};
-use worker::js_sys::{futures::future_to_promise, JsString, Promise, Uint8Array};
+use wasm_bindgen::JsValue;
+use worker::js_sys::{futures::future_to_promise, Array, Promise, Uint8Array};
 use worker::{console_error, web_sys, Env, Response, Result};
 
 use crate::config::{Config, AUTH_TOKEN_VAR, D1_BINDING, PROJECT_TOKENS_VAR};
@@ -54,16 +54,15 @@ pub fn fetch(req: web_sys::Request, env: Env, _ctx: worker::worker_sys::Context)
     console_error_panic_hook::set_once();
     let config = config(&env);
     say_token_problem(config);
-    let method = req.method();
-    let url = req.url();
-    let (path, query) = path_and_query(&url);
-    let headers = request_headers(&req.headers());
+    let head = request_head(&req);
+    let (method, url, headers) = split_head(&head);
+    let (path, query) = path_and_query(url);
     let request = http::Request {
-        method: &method,
+        method,
         path,
         query,
         headers: &headers,
-        own_origin: origin_of(&url),
+        own_origin: origin_of(url),
     };
     match http::plan(&request, config) {
         Plan::Respond(response) => Promise::resolve(&JsValue::from(or_500(respond(response)))),
@@ -159,34 +158,37 @@ fn path_and_query(url: &str) -> (&str, Option<&str>) {
     (path, query)
 }
 
-#[wasm_bindgen]
+#[wasm_bindgen(module = "/src/worker/head.js")]
 extern "C" {
-    /// A request's `Headers`, read one name at a time.
-    type ReadHeaders;
-    #[wasm_bindgen(method, js_name = get)]
-    fn get(this: &ReadHeaders, name: &JsString) -> Option<String>;
+    /// The method, the URL and the value of each header of `names` ("\0" when absent), one
+    /// per line.
+    #[wasm_bindgen(js_name = requestHead)]
+    fn request_head_of(request: &web_sys::Request, names: &Array) -> String;
 }
 
 thread_local! {
-    /// `http::READ_HEADERS` as JavaScript strings, made once per isolate, so a lookup passes a
-    /// reference, not a name to decode.
-    static HEADER_NAMES: [JsString; http::READ_HEADERS.len()] =
-        http::READ_HEADERS.map(JsString::from);
+    /// `http::READ_HEADERS` as a JavaScript array, made once per isolate.
+    static HEADER_NAMES: Array = http::READ_HEADERS.iter().map(|&name| JsValue::from(name)).collect();
 }
 
-/// The request headers the core reads (`http::READ_HEADERS`), one `Headers.get` each: the
-/// runtime joins a repeated header's values with ", " as `http::Headers` does. Iterating the
-/// headers instead would copy every one of them into new strings and arrays.
-fn request_headers(headers: &web_sys::Headers) -> http::Headers {
-    let headers: &ReadHeaders = headers.unchecked_ref();
-    HEADER_NAMES.with(|names| {
-        http::Headers::new(
-            http::READ_HEADERS
-                .iter()
-                .zip(names)
-                .filter_map(|(name, js)| headers.get(js).map(|value| (*name, value))),
-        )
-    })
+/// What the core reads of the request's head (`head.js`), in one crossing.
+fn request_head(req: &web_sys::Request) -> String {
+    HEADER_NAMES.with(|names| request_head_of(req, names))
+}
+
+/// The method, the URL and the headers the core reads (`http::READ_HEADERS`) of a head from
+/// `request_head`. A line missing at the end (never, from `head.js`) reads as absent.
+fn split_head(head: &str) -> (&str, &str, http::Headers) {
+    let mut lines = head.split('\n');
+    let method = lines.next().unwrap_or_default();
+    let url = lines.next().unwrap_or_default();
+    let headers = http::Headers::new(
+        http::READ_HEADERS
+            .iter()
+            .zip(lines)
+            .filter(|(_, value)| *value != "\0"),
+    );
+    (method, url, headers)
 }
 
 /// The request body, as bytes: the core checks the size and that it is UTF-8 JSON.
