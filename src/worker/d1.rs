@@ -1,8 +1,9 @@
 //! The D1 adapter: `store::Sql` over a `worker::D1Database`. D1 errors become `StoreError`
 //! here, so no `worker::Error` or `JsValue` travels into the core.
 //!
-//! A statement alone is read with `raw()`, each row an array, so D1's client builds no object
-//! per row and carries no column names. Its one row (what each tool's statement returns) is
+//! A statement alone is bound and run in one call into `d1.js`, its parameters one JSON text
+//! (`Stmt::params_json`), and read with `raw()`, each row an array, so D1's client builds no
+//! object per row and carries no column names. Its one row (what each tool's statement returns) is
 //! read cell by cell; more rows cross as one JSON text (the runtime's own `JSON.stringify`),
 //! decoded by the core (`store::rows_from_json`) into cells in the order of the statement's
 //! columns: a handful of crossings per statement, where converting the result objects value by
@@ -12,8 +13,9 @@
 
 use std::cell::RefCell;
 
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
-use worker::js_sys::{Array, JsString, JSON};
+use worker::js_sys::{Array, JsString, Promise, JSON};
 use worker::worker_sys::types::{
     D1Database as D1DatabaseSys, D1PreparedStatement, D1Result as D1ResultSys,
 };
@@ -50,6 +52,13 @@ fn backend(e: JsValue) -> StoreError {
     StoreError::Backend(text)
 }
 
+#[wasm_bindgen(module = "/src/worker/d1.js")]
+extern "C" {
+    /// `statement.bind(...JSON.parse(params)).raw()`.
+    #[wasm_bindgen(js_name = bindAndRaw, catch)]
+    fn bind_and_raw(statement: &D1PreparedStatement, params: &str) -> Result<Promise, JsValue>;
+}
+
 impl Sql for D1Store {
     fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
         Box::pin(self.run(stmts))
@@ -79,6 +88,20 @@ impl D1Store {
     }
 
     async fn run(&self, stmts: Vec<Stmt>) -> Rows {
+        // One statement needs no batch wrapper; either way it is one round trip.
+        if let [stmt] = stmts.as_slice() {
+            let statement = self.prepared(stmt.query.sql)?;
+            let raw: Array =
+                settle(bind_and_raw(&statement, &stmt.params_json()).map_err(backend)?)
+                    .await
+                    .map_err(backend)?
+                    .unchecked_into();
+            return Ok(vec![match raw.length() {
+                0 => Vec::new(),
+                1 => vec![row_by_cell(&raw.get(0), stmt.query.columns)?],
+                _ => rows(&raw, stmt.query.columns)?,
+            }]);
+        }
         let mut prepared = Vec::with_capacity(stmts.len());
         for stmt in &stmts {
             let params: Array = stmt
@@ -95,18 +118,6 @@ impl D1Store {
                     .bind(params)
                     .map_err(backend)?,
             );
-        }
-        // One statement needs no batch wrapper; either way it is one round trip.
-        if let ([only], [stmt]) = (prepared.as_slice(), stmts.as_slice()) {
-            let raw: Array = settle(only.raw().map_err(backend)?)
-                .await
-                .map_err(backend)?
-                .unchecked_into();
-            return Ok(vec![match raw.length() {
-                0 => Vec::new(),
-                1 => vec![row_by_cell(&raw.get(0), stmt.query.columns)?],
-                _ => rows(&raw, stmt.query.columns)?,
-            }]);
         }
         let statements: Array = prepared.into_iter().collect();
         let results = settle(self.sys().batch(statements).map_err(backend)?)
