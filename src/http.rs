@@ -33,9 +33,10 @@ use crate::web;
 /// Largest accepted POST body. Every tool argument fits many times over.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
 
-/// Every request header the core reads, lower-cased. The Worker fetches these by name, one
-/// `Headers.get` each: iterating a request's headers makes the runtime copy every one of them
-/// into new strings and arrays (BENCHMARKS.md has the profile).
+/// Every request header the core reads, lower-cased. The Worker fetches these by name (one
+/// `Headers.get` each, in JavaScript, all handed over as one string): iterating a request's
+/// headers makes the runtime copy every one of them into new strings and arrays (BENCHMARKS.md
+/// has the profile).
 pub const READ_HEADERS: [&str; 8] = [
     "authorization",
     "content-length",
