@@ -95,7 +95,8 @@ mod tests {
 
     /// What `classify` says of `value`, with a request's id and params as `Value`s.
     fn classified(value: Json) -> Result<(Option<Json>, String, Option<Json>), Json> {
-        let node = Node::from(&value);
+        let text = value.to_string();
+        let node = Node::parse(text.as_bytes()).expect("JSON");
         Ok(match classify(&node)? {
             Message::Request { id, method, params } => (
                 Some(id.to_json()),

@@ -3,6 +3,7 @@
 //! Must not hold: connection handles, `worker::*` types, or any BEGIN/COMMIT/PRAGMA (a batch is
 //! the atomic unit on D1). Parameters are positional (`?1..?N`) so SQLite and D1 read them alike.
 
+use std::fmt::Write;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::LazyLock;
@@ -76,7 +77,9 @@ impl Stmt {
                 out.push(',');
             }
             match param {
-                Value::Int(n) => out.push_str(&n.to_string()),
+                Value::Int(n) => {
+                    let _ = write!(out, "{n}");
+                }
                 Value::Text(s) => json::push_string(&mut out, s),
                 Value::Null => out.push_str("null"),
             }

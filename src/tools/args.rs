@@ -243,20 +243,16 @@ mod tests {
     fn reading_another_tool_s_argument_is_a_bug_not_an_empty_string() {
         let get_state = tools::find("get_state").unwrap();
         let set_north_star = tools::find("set_north_star").unwrap();
-        let args = check(get_state, Some(&Node::from(&json!({"project_id": "p"})))).unwrap();
+        let text = json!({"project_id": "p"}).to_string();
+        let args = check(get_state, Some(&Node::parse(text.as_bytes()).unwrap())).unwrap();
         args.get(&set_north_star.params[1]);
     }
 
     #[test]
     fn typed_reads() {
         let add = tools::find("add_task").unwrap();
-        let args = check(
-            add,
-            Some(&Node::from(
-                &json!({"project_id": "p", "body": "b", "kind": "record"}),
-            )),
-        )
-        .unwrap();
+        let text = json!({"project_id": "p", "body": "b", "kind": "record"}).to_string();
+        let args = check(add, Some(&Node::parse(text.as_bytes()).unwrap())).unwrap();
         assert_eq!(args.get(&PROJECT_ID), "p");
         assert_eq!(args.kind(&add.params[2]), Kind::Record);
     }
