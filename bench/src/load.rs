@@ -9,6 +9,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::cpu::{self, Delta, Sampler, Split};
+use crate::statement;
 use crate::stats::{mean, median, percentile, range, spread, spread_signed, standard_error, Table};
 use crate::workload::{self, TOOL_OK};
 
@@ -76,6 +77,8 @@ impl Options {
             Kind::new(Work::Floor, Server::Floor),
             Kind::new(Work::GetState, Server::Handoff),
             Kind::new(Work::AddTask, Server::Handoff),
+            STATE_FLOOR,
+            ADD_FLOOR,
         ];
         // The build compared against gets every request the tools' server gets, /healthz too,
         // so neither server has served more than the other when a phase begins.
@@ -103,6 +106,10 @@ pub enum Work {
     Floor,
     GetState,
     AddTask,
+    /// The floor Worker running get_state's statement as its one query (`statement`).
+    StateStatement,
+    /// The floor Worker running add_task's statement as its one query.
+    AddStatement,
 }
 
 /// Which `wrangler dev` serves a phase; the value is its process group's index in the sampler.
@@ -131,6 +138,8 @@ impl Kind {
             Work::Floor => "D1 floor (1 query)",
             Work::GetState => "get_state",
             Work::AddTask => "add_task",
+            Work::StateStatement => "floor with get_state's statement",
+            Work::AddStatement => "floor with add_task's statement",
         };
         match (&opts.before, self.server) {
             (Some(before), Server::Before) => format!("{name} @ {}", before.label),
@@ -193,6 +202,22 @@ impl Target {
                     body: Some(req.body),
                     numbered: false,
                     expect: "\"one\":1",
+                }
+            }
+            Work::StateStatement | Work::AddStatement => {
+                let captured = statement::captured().expect("measure captured the statements");
+                let body = match kind.work {
+                    Work::StateStatement => &captured.state,
+                    _ => &captured.add,
+                };
+                Target {
+                    method: "POST",
+                    url: format!("{base}{}", statement::STATEMENT_PATH),
+                    headers: vec![("content-type", "application/json".to_owned())],
+                    numbered: body.contains(workload::NUMBER),
+                    body: Some(body.clone()),
+                    // raw()'s rows: an array of arrays, never empty for either statement.
+                    expect: "[[",
                 }
             }
             Work::GetState => Target::mcp(base, workload::get_state(workload::STATE_PROJECT)),
@@ -610,6 +635,9 @@ fn measure(opts: &Options) -> Result<String, String> {
         seed(&before.base)?;
     }
     let kinds = opts.kinds();
+    if kinds.contains(&STATE_FLOOR) {
+        statement::seed_floor(&opts.floor)?;
+    }
 
     eprintln!(
         "[bench] warm-up: {} requests per target at c=16, then {WARM_C1} at c=1, in {WARM_SLICES} slices",
@@ -739,6 +767,8 @@ const FLOOR: Kind = Kind::new(Work::Floor, Server::Floor);
 const HEALTHZ: Kind = Kind::new(Work::Healthz, Server::Handoff);
 const GET_STATE: Kind = Kind::new(Work::GetState, Server::Handoff);
 const ADD_TASK: Kind = Kind::new(Work::AddTask, Server::Handoff);
+const STATE_FLOOR: Kind = Kind::new(Work::StateStatement, Server::Floor);
+const ADD_FLOOR: Kind = Kind::new(Work::AddStatement, Server::Floor);
 
 fn report(opts: &Options, results: &Results, waited: Duration) -> String {
     let mut out = format!(
@@ -929,11 +959,65 @@ fn targets(results: &Results, foreign: &[f64]) -> String {
             yes(median(&gap).abs() <= 0.05),
         ]);
     }
-    format!(
+    let mut out = format!(
         "\nAgainst the issue's targets (medians over rounds; they are meant for a quiet machine, \
          and this run's foreign load was {:.2} cores at the median phase, {:.2} at the busiest):\n\n{}",
         median(foreign),
         foreign.iter().copied().fold(0.0, f64::max),
+        table.render()
+    );
+    if results.kinds.contains(&STATE_FLOOR) {
+        out.push_str(&statement_floors(results));
+    }
+    out
+}
+
+/// Each tool against the floor Worker running the tool's own statement (`statement`): what the
+/// statement costs D1 beside `SELECT 1`, and what the Worker adds around it.
+fn statement_floors(results: &Results) -> String {
+    let mut table = Table::new(&["reading", "c=1 (rounds)", "c=16 (rounds)"]);
+    let ratio = |ci, kind, by| results.round_ratios(ci, kind, by);
+    let gap = |ci| -> Vec<f64> {
+        let add = ratio(ci, ADD_TASK, ADD_FLOOR);
+        let get = ratio(ci, GET_STATE, STATE_FLOOR);
+        add.iter().zip(&get).map(|(a, g)| a - g).collect()
+    };
+    for (label, kind, by) in [
+        (
+            "the floor with get_state's statement ÷ the D1 floor, req/s",
+            STATE_FLOOR,
+            FLOOR,
+        ),
+        (
+            "the floor with add_task's statement ÷ the D1 floor, req/s",
+            ADD_FLOOR,
+            FLOOR,
+        ),
+        (
+            "get_state ÷ the floor with its statement, req/s",
+            GET_STATE,
+            STATE_FLOOR,
+        ),
+        (
+            "add_task ÷ the floor with its statement, req/s",
+            ADD_TASK,
+            ADD_FLOOR,
+        ),
+    ] {
+        let mut row = vec![label.to_owned()];
+        row.extend((0..CONCURRENCY.len()).map(|ci| spread(&ratio(ci, kind, by), 2)));
+        table.row(row);
+    }
+    let mut row =
+        vec!["add_task's ÷ its statement's floor − get_state's ÷ its statement's floor".to_owned()];
+    row.extend((0..CONCURRENCY.len()).map(|ci| spread_signed(&gap(ci), 2)));
+    table.row(row);
+    format!(
+        "\nThe statement floors: the floor Worker running, as its one D1 query, the statement the \
+         tool sends (captured from the core, on a database seeded by the tools' own batches). \
+         The first two rows are what the data costs D1 beside `SELECT 1`, which no Worker \
+         code can change; the next two what handoff-mcp adds around the same D1 work; the last \
+         compares the two tools with their data's cost left out:\n\n{}",
         table.render()
     )
 }

@@ -11,6 +11,7 @@ mod native;
 mod perf;
 mod profile;
 mod sqlite;
+mod statement;
 mod stats;
 mod workload;
 

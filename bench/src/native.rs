@@ -24,14 +24,14 @@ pub struct Options {
 
 /// The core with its inputs: configuration, database and an id source shaped like the
 /// Worker's UUIDs, so replies are as long as in production.
-struct Server {
+pub(crate) struct Server {
     config: Config,
-    db: Sqlite,
+    pub(crate) db: Sqlite,
     next_id: Cell<u64>,
 }
 
 impl Server {
-    fn new() -> Server {
+    pub(crate) fn new() -> Server {
         Server {
             config: Config::from_lookup(|name| {
                 (name == AUTH_TOKEN_VAR).then(|| "bench-token".into())
@@ -67,7 +67,7 @@ impl Server {
     }
 
     /// Sends one request outside any measurement; a failure stops the bench.
-    fn call(&self, req: &Request) -> Result<String, String> {
+    pub(crate) fn call(&self, req: &Request) -> Result<String, String> {
         let res = self.serve(&headers(req), req.body.as_bytes());
         if res.status == 200 && (res.body.contains(TOOL_OK) || !req.body.contains("tools/call")) {
             Ok(res.body)
@@ -112,7 +112,7 @@ impl Case {
 }
 
 /// Gives `project_id` the realistic state of `workload::setup`.
-fn seed(server: &Server, project_id: &str) -> Result<(), String> {
+pub(crate) fn seed(server: &Server, project_id: &str) -> Result<(), String> {
     let mut last_task = None;
     for req in workload::setup(project_id) {
         last_task = workload::task_id(&server.call(&req)?);

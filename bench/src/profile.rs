@@ -43,6 +43,8 @@ fn label(opts: &Options, kind: Kind) -> String {
         Work::GetState => "get_state",
         Work::AddTask => "add_task",
         Work::Healthz => "/healthz",
+        Work::StateStatement => "floor, get_state's statement",
+        Work::AddStatement => "floor, add_task's statement",
     };
     match (&opts.before, kind.server) {
         (Some(before), Server::Before) => format!("{name} @ {}", before.label),
@@ -493,11 +495,12 @@ fn measure(opts: &Options) -> Result<String, String> {
         );
         inspectors.push(ins);
     }
-    // bench http's targets but /healthz, so the floor comes first.
+    // bench http's targets but /healthz and the statement floors (whose database scripts/profile
+    // does not migrate), so the floor comes first.
     let kinds: Vec<Kind> = load_opts
         .kinds()
         .into_iter()
-        .filter(|k| k.work != Work::Healthz)
+        .filter(|k| matches!(k.work, Work::Floor | Work::GetState | Work::AddTask))
         .collect();
     load::warm_up_all(
         &load_opts,

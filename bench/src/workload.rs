@@ -57,9 +57,9 @@ pub const ADD_BODY: &str =
 /// Where the per-request number goes in a body.
 pub const NUMBER: &str = "{n}";
 
-/// `body` with its number filled in.
+/// `body` with its number filled in, wherever it is (a statement floor's body has it twice).
 pub fn numbered(body: &str, n: u64) -> String {
-    body.replacen(NUMBER, &n.to_string(), 1)
+    body.replace(NUMBER, &n.to_string())
 }
 
 /// One MCP request as it goes on the wire: headers and JSON body.
