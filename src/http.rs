@@ -383,11 +383,15 @@ pub fn from_handled(handled: Handled) -> Response {
         Reply::Json {
             status,
             body,
-            headers,
+            mut headers,
         } => {
-            let mut response = Response::json(status, &body);
-            response.headers.extend(headers);
-            response
+            headers.insert(0, ("content-type", "application/json".into()));
+            Response {
+                status,
+                headers,
+                body,
+                diagnostic: None,
+            }
         }
     };
     response.diagnostic = handled.diagnostic;

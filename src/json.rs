@@ -21,9 +21,15 @@ use serde_json::Value as Json;
 /// kilobytes of the model's text, which a buffer doubling from a small one copies again at
 /// each step.
 pub fn to_text(value: &Json) -> String {
-    let mut out = String::with_capacity(size_hint(value));
-    write_value(&mut out, value);
+    let mut out = String::new();
+    push_value(&mut out, value);
     out
+}
+
+/// `value` as compact JSON text, appended to `out` (room for it made first, as in `to_text`).
+pub fn push_value(out: &mut String, value: &Json) {
+    out.reserve(size_hint(value));
+    write_value(out, value);
 }
 
 /// About the length of `value`'s JSON text: exact for everything but numbers (taken as 20
@@ -32,7 +38,7 @@ fn size_hint(value: &Json) -> usize {
     match value {
         Json::Null | Json::Bool(_) => 5,
         Json::Number(_) => 20,
-        Json::String(s) => s.len() + s.len() / 16 + 2,
+        Json::String(s) => string_size_hint(s),
         Json::Array(items) => items.iter().map(|item| size_hint(item) + 1).sum::<usize>() + 2,
         Json::Object(map) => {
             map.iter()
@@ -41,6 +47,16 @@ fn size_hint(value: &Json) -> usize {
                 + 2
         }
     }
+}
+
+fn string_size_hint(s: &str) -> usize {
+    s.len() + s.len() / 16 + 2
+}
+
+/// About the length of a result that holds `texts` as JSON strings, with up to 256 bytes of
+/// members around them (as `size_hint`), for a writer that writes one without a `Value`.
+pub fn texts_size_hint(texts: &[String]) -> usize {
+    texts.iter().map(|t| string_size_hint(t)).sum::<usize>() + 256
 }
 
 fn write_value(out: &mut String, value: &Json) {

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value as Json};
 
+use crate::json;
 use crate::node::Node;
 
 /// A JSON-RPC error response. The code and message come from `error::Error`, the only place
@@ -18,13 +19,35 @@ pub fn error(id: &Json, code: i64, message: String, data: Option<Json>) -> Json 
     response(id, "error", Json::Object(error))
 }
 
-pub fn success(id: &Json, result: Json) -> Json {
-    response(id, "result", result)
+/// A success response, written as JSON text from the start: the members before `result`, then
+/// the result's value, appended by whoever computes it into `result()` (so a result as long as
+/// the model's text is written once, not built and then copied), then the closing brace. The
+/// members are in the order `json::to_text` writes a response object's (serde_json's map sorts
+/// its keys).
+pub struct Success {
+    text: String,
 }
 
-/// A response object, its outcome moved in. `json!` would copy a value it is handed, string by
-/// string and map by map (it serializes the value into a new one), and a tool's result holds
-/// the whole text the model reads.
+impl Success {
+    pub fn new(id: &Json) -> Success {
+        let mut out = String::from("{\"id\":");
+        json::push_value(&mut out, id);
+        out.push_str(",\"jsonrpc\":\"2.0\",\"result\":");
+        Success { text: out }
+    }
+
+    /// The text to append the result's JSON value to, once.
+    pub fn result(&mut self) -> &mut String {
+        &mut self.text
+    }
+
+    pub fn finish(mut self) -> String {
+        self.text.push('}');
+        self.text
+    }
+}
+
+/// A response object, its outcome moved in (`json!` would copy it, string by string).
 fn response(id: &Json, outcome: &str, value: Json) -> Json {
     let mut response = Map::new();
     response.insert("jsonrpc".into(), "2.0".into());
@@ -108,6 +131,23 @@ mod tests {
             }
             Message::Response => (None, "(a response)".into(), None),
         })
+    }
+
+    #[test]
+    fn a_success_is_the_text_of_its_response_object() {
+        for id in [json!(0), json!(-7), json!("a\"b"), json!(null), json!(1.5)] {
+            for result in [
+                json!({}),
+                json!({"content": [{"text": "x\ny", "type": "text"}]}),
+            ] {
+                let mut success = Success::new(&id);
+                json::push_value(success.result(), &result);
+                assert_eq!(
+                    success.finish(),
+                    json::to_text(&response(&id, "result", result)),
+                );
+            }
+        }
     }
 
     #[test]

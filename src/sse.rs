@@ -3,12 +3,9 @@
 //! No stream, timer or Durable Object here (src/worker/sse.rs holds those), and no business
 //! state: a message goes through the same dispatcher as /mcp.
 
-use serde_json::Value as Json;
-
 use crate::context::Ctx;
 use crate::dispatch::{self, Reply};
 use crate::http::{self, Headers, Response};
-use crate::json;
 use crate::node::Node;
 
 /// A comment line: keeps proxies and clients from timing the idle stream out.
@@ -46,9 +43,11 @@ pub fn endpoint_event(path: &str) -> String {
     format!("event: endpoint\ndata: {path}\n\n")
 }
 
-/// One JSON-RPC message as an SSE event. serde_json writes no raw newline, so `data:` is one line.
-pub fn message_event(message: &Json) -> String {
-    format!("event: message\ndata: {}\n\n", json::to_text(message))
+/// One JSON-RPC message (its JSON text, as a `Reply` holds it) as an SSE event. JSON text as
+/// written here has no raw line break (every one inside a string is escaped), so `data:` is one
+/// line.
+pub fn message_event(message: &str) -> String {
+    format!("event: message\ndata: {message}\n\n")
 }
 
 /// The session id from a message POST's query string, or the 400 to answer.
@@ -105,6 +104,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::json;
 
     #[test]
     fn framing() {
@@ -117,8 +117,9 @@ mod tests {
             endpoint_event(&endpoint_path(&endpoint_prefix(None), id)),
             "event: endpoint\ndata: /sse/message?sessionId=0123456789abcdef0123456789abcdef\n\n"
         );
-        let event =
-            message_event(&json!({"jsonrpc": "2.0", "id": 1, "result": {"text": "a\nb\r\nc"}}));
+        let event = message_event(&json::to_text(
+            &json!({"jsonrpc": "2.0", "id": 1, "result": {"text": "a\nb\r\nc"}}),
+        ));
         assert_eq!(
             event,
             "event: message\ndata: {\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{\"text\":\"a\\nb\\r\\nc\"}}\n\n"

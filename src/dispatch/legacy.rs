@@ -2,12 +2,14 @@
 //! no sessions. A request that claims the modern revision in its header but not in `_meta` is
 //! refused here rather than served under the wrong rules.
 
-use serde_json::{json, Value as Json};
+use serde_json::Value as Json;
 
 use super::headers::McpHeaders;
 use super::methods;
 use crate::context::Ctx;
 use crate::error::Error;
+use crate::json;
+use crate::jsonrpc::Success;
 use crate::node::Node;
 use crate::protocol::version::{self, Era};
 use crate::protocol::{self, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
@@ -28,14 +30,15 @@ pub fn era(headers: &McpHeaders) -> Result<Era, Error> {
     }
 }
 
-/// Serves one message of the legacy lane: its result, or `None` for a notification.
+/// Serves one message of the legacy lane: its success response's JSON text, or `None` for a
+/// notification.
 pub async fn serve(
     id: Option<&Json>,
     method: &str,
     params: Option<&Node<'_>>,
     headers: &McpHeaders,
     ctx: &Ctx<'_>,
-) -> Result<Option<Json>, Error> {
+) -> Result<Option<String>, Error> {
     let header_version = headers.version();
     if let Some(v) = header_version.filter(|v| version::is_modern_claim(v)) {
         return Err(if method == "initialize" {
@@ -53,18 +56,23 @@ pub async fn serve(
             .and_then(|p| p.get("protocolVersion"))
             .and_then(Node::as_str);
         let negotiated = version::negotiate_legacy(requested);
-        return Ok(id.map(|_| protocol::initialize(negotiated)));
+        return Ok(id.map(|id| {
+            let mut reply = Success::new(id);
+            json::push_value(reply.result(), &protocol::initialize(negotiated));
+            reply.finish()
+        }));
     }
     let era = era(headers)?;
-    if id.is_none() {
+    let Some(id) = id else {
         return Ok(None);
-    }
-    let result = match method {
-        "ping" => json!({}),
+    };
+    let mut reply = Success::new(id);
+    match method {
+        "ping" => reply.result().push_str("{}"),
         // Every legacy revision has it (`version::has_logging_set_level`). Accepted and kept
         // nowhere: this server never sends log messages.
-        "logging/setLevel" => json!({}),
-        _ => methods::serve(method, params, era, ctx).await?,
-    };
-    Ok(Some(result))
+        "logging/setLevel" => reply.result().push_str("{}"),
+        _ => methods::serve(method, params, era, ctx, reply.result()).await?,
+    }
+    Ok(Some(reply.finish()))
 }

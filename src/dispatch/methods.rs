@@ -2,29 +2,32 @@
 //! resources, each handed the caller's scope. Lane rules (versions, headers, initialize) are not
 //! here.
 
-use serde_json::{Map, Value as Json};
-
 use crate::context::Ctx;
 use crate::error::Error;
+use crate::json;
 use crate::node::Node;
-use crate::protocol::version::Era;
+use crate::protocol::version::{self, Era};
 use crate::protocol::{self, Cache};
 use crate::{prompts, resources, tools};
 
-/// One shared method's result body, in `era`'s envelope.
+/// One shared method's result body, in `era`'s envelope, as JSON text appended to `out`.
 pub async fn serve(
     method: &str,
     params: Option<&Node<'_>>,
     era: Era,
     ctx: &Ctx<'_>,
-) -> Result<Json, Error> {
+    out: &mut String,
+) -> Result<(), Error> {
     let scope = &ctx.caller.scope;
     let (result, cache) = match method {
         "tools/list" => (
             protocol::tools_list(scope.read_only()).clone(),
             Some(Cache::PerScope),
         ),
-        "tools/call" => (call_tool(params, ctx).await?, None),
+        "tools/call" => {
+            push_tool_result(out, &call_tool(params, ctx).await?, era);
+            return Ok(());
+        }
         "prompts/list" => (prompts::list(), Some(Cache::Static)),
         "prompts/get" => {
             let name = string_param(params, "name", method)?;
@@ -45,7 +48,8 @@ pub async fn serve(
         }
         _ => return Err(Error::MethodNotFound(method.to_owned())),
     };
-    Ok(protocol::envelope(result, era, cache))
+    json::push_value(out, &protocol::envelope(result, era, cache));
+    Ok(())
 }
 
 fn string_param<'a>(
@@ -59,7 +63,7 @@ fn string_param<'a>(
         .ok_or_else(|| Error::InvalidParams(format!("{method} needs params.{field}, a string")))
 }
 
-async fn call_tool(params: Option<&Node<'_>>, ctx: &Ctx<'_>) -> Result<Json, Error> {
+async fn call_tool(params: Option<&Node<'_>>, ctx: &Ctx<'_>) -> Result<tools::Outcome, Error> {
     let name = string_param(params, "name", "tools/call")?;
     let Some(def) = tools::find(name) else {
         let known: Vec<&str> = tools::ALL.iter().map(|t| t.name).collect();
@@ -75,25 +79,82 @@ async fn call_tool(params: Option<&Node<'_>>, ctx: &Ctx<'_>) -> Result<Json, Err
             "tools/call params.arguments must be an object".into(),
         ));
     }
-    let outcome = tools::call(def, arguments, ctx).await?;
-    Ok(tool_result(outcome))
+    tools::call(def, arguments, ctx).await
 }
 
-/// A tool's outcome as a tools/call result: one text item per text, in order. Each text is
-/// moved into its item (`json!` would copy it).
-fn tool_result(outcome: tools::Outcome) -> Json {
-    let content = outcome
-        .texts
-        .into_iter()
-        .map(|text| {
-            let mut item = Map::new();
-            item.insert("type".into(), "text".into());
-            item.insert("text".into(), text.into());
-            Json::Object(item)
-        })
-        .collect();
-    let mut result = Map::new();
-    result.insert("content".into(), Json::Array(content));
-    result.insert("isError".into(), outcome.is_error.into());
-    Json::Object(result)
+/// A tool's outcome as the JSON text of a tools/call result in `era`'s envelope, appended to
+/// `out`: one text item per text, in order. Written straight to text, the bytes
+/// `json::push_value` writes for `protocol::envelope` of the result object (members in key
+/// order; a test holds the two together), because a call's reply is the one reply on every
+/// tool's path: building it as a `Value` to write it out and free it took about a tenth of a
+/// get_state's instructions.
+fn push_tool_result(out: &mut String, outcome: &tools::Outcome, era: Era) {
+    out.reserve(json::texts_size_hint(&outcome.texts));
+    let modern = version::has_result_type(era);
+    out.push('{');
+    if modern {
+        out.push_str("\"_meta\":");
+        out.push_str(protocol::server_meta_text());
+        out.push(',');
+    }
+    out.push_str("\"content\":[");
+    for (i, text) in outcome.texts.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"text\":");
+        json::push_string(out, text);
+        out.push_str(",\"type\":\"text\"}");
+    }
+    out.push_str("],\"isError\":");
+    out.push_str(if outcome.is_error { "true" } else { "false" });
+    if modern {
+        out.push_str(",\"resultType\":\"complete\"");
+    }
+    out.push('}');
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_tool_result_is_the_text_of_its_enveloped_object_in_every_era() {
+        let mut eras = vec![Era::Modern];
+        eras.extend(version::SUPPORTED_LEGACY.iter().copied().map(Era::Legacy));
+        let outcomes = [
+            tools::Outcome::ok("🎯 North Star: \"ship\" \\ v2\n▶ 本丸\u{0}\u{1f}".into()),
+            tools::Outcome {
+                texts: vec!["first".into(), String::new(), "third\r\n".into()],
+                is_error: false,
+            },
+            tools::Outcome {
+                texts: vec!["Unknown project".into()],
+                is_error: true,
+            },
+            tools::Outcome {
+                texts: Vec::new(),
+                is_error: false,
+            },
+        ];
+        for era in eras {
+            for outcome in &outcomes {
+                let items: Vec<_> = outcome
+                    .texts
+                    .iter()
+                    .map(|t| json!({"type": "text", "text": t}))
+                    .collect();
+                let object = json!({"content": items, "isError": outcome.is_error});
+                let mut written = "[".to_owned();
+                push_tool_result(&mut written, outcome, era);
+                assert_eq!(
+                    written,
+                    format!("[{}", json::to_text(&protocol::envelope(object, era, None))),
+                    "{era:?}"
+                );
+            }
+        }
+    }
 }

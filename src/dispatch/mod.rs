@@ -13,6 +13,7 @@ use serde_json::Value as Json;
 
 use crate::context::{Caller, Ctx, CLIENT_MAX};
 use crate::error::Error;
+use crate::json;
 use crate::jsonrpc::{self, Message};
 use crate::node::Node;
 use crate::protocol::version::{self, Era};
@@ -25,10 +26,11 @@ pub const MAX_BATCH: usize = 100;
 /// What to send back.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
-    /// A JSON body with its HTTP status and any extra headers.
+    /// A JSON body (its text, written by `json` or in its manner) with its HTTP status and any
+    /// extra headers.
     Json {
         status: u16,
-        body: Json,
+        body: String,
         headers: Vec<(&'static str, String)>,
     },
     /// 202 with no body: notifications and posted responses.
@@ -57,7 +59,7 @@ pub fn refuse(error: &Error, id: &Json, era: Option<Era>) -> Handled {
     Handled {
         reply: Reply::Json {
             status: error.status(era),
-            body: error.to_json(id, era),
+            body: json::to_text(&error.to_json(id, era)),
             headers: error.headers(),
         },
         diagnostic: error.diagnostic().map(str::to_owned),
@@ -107,7 +109,7 @@ async fn handle_batch(items: &[Node<'_>], headers: &McpHeaders, ctx: &Ctx<'_>) -
     } else {
         Reply::Json {
             status: 200,
-            body: Json::Array(responses),
+            body: format!("[{}]", responses.join(",")),
             headers: Vec::new(),
         }
     };
@@ -156,9 +158,9 @@ async fn handle_one(value: &Node<'_>, headers: &McpHeaders, ctx: &Ctx<'_>) -> Ha
         )
     };
     match (id, result) {
-        (Some(id), Ok(Some(result))) => Reply::Json {
+        (Some(_), Ok(Some(response))) => Reply::Json {
             status: 200,
-            body: jsonrpc::success(id, result),
+            body: response,
             headers: Vec::new(),
         }
         .into(),

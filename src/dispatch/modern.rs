@@ -8,18 +8,21 @@ use super::headers::{self, McpHeaders};
 use super::methods;
 use crate::context::Ctx;
 use crate::error::Error;
+use crate::json;
+use crate::jsonrpc::Success;
 use crate::node::Node;
 use crate::protocol::version::{self, Era};
 use crate::protocol::{self, Cache, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
 
-/// Serves one message of the modern lane: its result, or `None` for a notification.
+/// Serves one message of the modern lane: its success response's JSON text, or `None` for a
+/// notification.
 pub async fn serve(
     id: Option<&Json>,
     method: &str,
     params: Option<&Node<'_>>,
     headers: &McpHeaders,
     ctx: &Ctx<'_>,
-) -> Result<Option<Json>, Error> {
+) -> Result<Option<String>, Error> {
     let meta = params.and_then(|p| p.get("_meta"));
     let claimed = meta
         .and_then(|m| m.get(META_PROTOCOL_VERSION))
@@ -32,10 +35,10 @@ pub async fn serve(
             "params._meta must carry {META_PROTOCOL_VERSION} (a string) and {META_CLIENT_CAPABILITIES} (an object)"
         )));
     };
-    if id.is_none() {
+    let Some(id) = id else {
         // The stateless revision defines no client notifications over HTTP; accept and ignore.
         return Ok(None);
-    }
+    };
     match headers.version() {
         Some(h) if h == claimed => {}
         Some(h) => {
@@ -65,11 +68,13 @@ pub async fn serve(
         headers::check("Mcp-Name", headers.name.as_deref(), body_name)?;
     }
     let era = Era::Modern;
-    let result = match method {
-        "server/discover" => {
-            protocol::envelope(protocol::discover().clone(), era, Some(Cache::Static))
-        }
-        _ => methods::serve(method, params, era, ctx).await?,
-    };
-    Ok(Some(result))
+    let mut reply = Success::new(id);
+    match method {
+        "server/discover" => json::push_value(
+            reply.result(),
+            &protocol::envelope(protocol::discover().clone(), era, Some(Cache::Static)),
+        ),
+        _ => methods::serve(method, params, era, ctx, reply.result()).await?,
+    }
+    Ok(Some(reply.finish()))
 }

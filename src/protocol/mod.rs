@@ -7,8 +7,8 @@ use std::sync::LazyLock;
 
 use serde_json::{json, Value as Json};
 
-use crate::tools;
 use crate::web::card;
+use crate::{json as json_text, tools};
 use version::Era;
 
 pub const SERVER_NAME: &str = "handoff-mcp";
@@ -41,6 +41,17 @@ A new project starts with set_north_star.";
 
 pub fn server_info() -> Json {
     json!({"name": SERVER_NAME, "version": SERVER_VERSION})
+}
+
+/// The `_meta` of every 2026-07-28 result: the server's name and version.
+fn server_meta() -> Json {
+    json!({ META_SERVER_INFO: server_info() })
+}
+
+/// `server_meta` as JSON text, written once per isolate, for a result written straight to text.
+pub fn server_meta_text() -> &'static str {
+    static TEXT: LazyLock<String> = LazyLock::new(|| json_text::to_text(&server_meta()));
+    &TEXT
 }
 
 /// Tools, resources and prompts, with no list-change or subscribe notifications (there is no
@@ -118,7 +129,7 @@ pub fn tools_list(read_only: bool) -> &'static Json {
 pub fn envelope(mut result: Json, era: Era, cache: Option<Cache>) -> Json {
     if version::has_result_type(era) {
         result["resultType"] = json!("complete");
-        result["_meta"] = json!({ META_SERVER_INFO: server_info() });
+        result["_meta"] = server_meta();
         match cache {
             Some(Cache::Static) => {
                 result["ttlMs"] = json!(STATIC_TTL_MS);
