@@ -463,7 +463,7 @@ pub async fn add_task(
     let Some(row) = first(&results)?.first() else {
         return Ok(Added::NoProject);
     };
-    let anchor_rows = rows_from_json(ANCHOR_COLUMNS, text(row, "anchor")?.as_bytes())?;
+    let anchor_rows = rows_from_json(ANCHOR_COLUMNS, text(row, "anchor")?)?;
     let anchor = anchor(&[anchor_rows], 0)?.ok_or(StoreError::Decode("anchor of the task"))?;
     let there = text(row, "id")?;
     Ok(match there == id {
@@ -569,7 +569,7 @@ pub async fn load_state(db: &dyn Sql, project_id: &str) -> Result<Option<State>,
         .ok_or(StoreError::Decode("state"))
         .and_then(|row| text(row, "rows"))?;
     let (mut north_star, mut focus, mut deferred) = (None, None, Vec::new());
-    for row in &rows_from_json(STATE_COLUMNS, json.as_bytes())? {
+    for row in &rows_from_json(STATE_COLUMNS, json)? {
         match int(row, "part")? {
             Some(0) => north_star = Some((text(row, "a")?.to_owned(), stamp(row, "d", "b")?)),
             Some(1) => {

@@ -146,7 +146,7 @@ impl D1Store {
 #[inline(never)]
 fn rows(results: &JsValue, columns: &'static [&'static str]) -> Result<Vec<Row>, StoreError> {
     let text: JsString = JSON::stringify(results).map_err(backend)?;
-    store::rows_from_json(columns, String::from(text).as_bytes())
+    store::rows_from_json(columns, &String::from(text))
 }
 
 /// A statement's one row, read cell by cell: what every tool's statement returns (get_state's is
