@@ -31,9 +31,13 @@ pub enum Node<'a> {
 }
 
 impl<'a> Node<'a> {
-    /// Reads one JSON text (whitespace around it allowed, nothing after it).
+    /// Reads one JSON text (whitespace around it allowed, nothing after it). The bytes are
+    /// checked as UTF-8 once, whole (JSON text is UTF-8, and serde_json would refuse any other
+    /// byte as well), so serde_json reads a `str` and checks no string of it again.
     pub fn parse(text: &'a [u8]) -> Result<Node<'a>, serde_json::Error> {
-        serde_json::from_slice(text)
+        let text = std::str::from_utf8(text)
+            .map_err(|_| <serde_json::Error as serde::de::Error>::custom("not UTF-8"))?;
+        serde_json::from_str(text)
     }
 
     /// The member `key` of an object (its last, if the body repeats it); `None` for anything
@@ -280,7 +284,9 @@ mod tests {
             assert!(serde_json::from_str::<Json>(text).is_err(), "{text}");
             assert!(Node::parse(text.as_bytes()).is_err(), "{text}");
         }
-        assert!(Node::parse(b"\"\xff\"").is_err());
+        for bytes in [&b"\"\xff\""[..], b"\xff", b"{\"a\":\"\xc3\"}", b"\"\xed\xa0\x80\""] {
+            assert!(Node::parse(bytes).is_err(), "{bytes:?}");
+        }
     }
 
     #[test]
