@@ -1,7 +1,9 @@
 //! JSON text out: a `serde_json::Value` written as compact JSON, byte for byte what
-//! `serde_json::to_string` writes. Every JSON text the server sends is written here: reply
-//! bodies, the legacy stream's message events, the card's constants. No parsing (serde_json
-//! reads), and no other value than a `Value`.
+//! `serde_json::to_string` writes, and the string escape it uses. Every JSON string the server
+//! sends is escaped here (`push_string`): reply bodies, the legacy stream's message events, the
+//! card's constants; the one text written around them elsewhere is a tools/call result and a
+//! success's head (`dispatch::methods`, `jsonrpc::Success`, each held to `to_text` of the same
+//! `Value` by a test). No parsing (serde_json reads).
 //!
 //! It exists for speed. serde_json's string escape looks at one byte per loop turn and splits
 //! the string at every byte to do so; a reply is mostly the model's text (get_state's contract

@@ -284,7 +284,12 @@ mod tests {
             assert!(serde_json::from_str::<Json>(text).is_err(), "{text}");
             assert!(Node::parse(text.as_bytes()).is_err(), "{text}");
         }
-        for bytes in [&b"\"\xff\""[..], b"\xff", b"{\"a\":\"\xc3\"}", b"\"\xed\xa0\x80\""] {
+        for bytes in [
+            &b"\"\xff\""[..],
+            b"\xff",
+            b"{\"a\":\"\xc3\"}",
+            b"\"\xed\xa0\x80\"",
+        ] {
             assert!(Node::parse(bytes).is_err(), "{bytes:?}");
         }
     }
