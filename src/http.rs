@@ -25,7 +25,6 @@ use crate::config::{Config, Credentials};
 use crate::context::{Ctx, Scope};
 use crate::dispatch::{self, Handled, McpHeaders, Reply};
 use crate::error::Error;
-use crate::json;
 use crate::node::Node;
 use crate::sse;
 use crate::web;
@@ -116,11 +115,12 @@ impl Response {
         }
     }
 
-    pub fn json(status: u16, body: &Json) -> Response {
+    /// A JSON reply, its body already JSON text (as `dispatch::Reply` holds it).
+    pub fn json(status: u16, body: String) -> Response {
         Response {
             status,
             headers: vec![("content-type", "application/json".into())],
-            body: json::to_text(body),
+            body,
             diagnostic: None,
         }
     }
@@ -383,15 +383,11 @@ pub fn from_handled(handled: Handled) -> Response {
         Reply::Json {
             status,
             body,
-            mut headers,
+            headers,
         } => {
-            headers.insert(0, ("content-type", "application/json".into()));
-            Response {
-                status,
-                headers,
-                body,
-                diagnostic: None,
-            }
+            let mut response = Response::json(status, body);
+            response.headers.extend(headers);
+            response
         }
     };
     response.diagnostic = handled.diagnostic;

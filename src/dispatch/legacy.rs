@@ -68,10 +68,9 @@ pub async fn serve(
     };
     let mut reply = Success::new(id);
     match method {
-        "ping" => reply.result().push_str("{}"),
-        // Every legacy revision has it (`version::has_logging_set_level`). Accepted and kept
-        // nowhere: this server never sends log messages.
-        "logging/setLevel" => reply.result().push_str("{}"),
+        // logging/setLevel: every legacy revision has it (`version::has_logging_set_level`).
+        // Accepted and kept nowhere: this server never sends log messages.
+        "ping" | "logging/setLevel" => reply.result().push_str("{}"),
         _ => methods::serve(method, params, era, ctx, reply.result()).await?,
     }
     Ok(Some(reply.finish()))
