@@ -8,6 +8,7 @@ use serde_json::{json, Value as Json};
 
 use crate::jsonrpc;
 use crate::protocol::version::{self, Era};
+use crate::render::clip;
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
@@ -218,10 +219,6 @@ impl From<crate::store::StoreError> for Error {
             detail: e.to_string(),
         }
     }
-}
-
-fn clip(s: &str, chars: usize) -> String {
-    s.chars().take(chars).collect()
 }
 
 #[cfg(test)]

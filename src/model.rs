@@ -78,6 +78,12 @@ pub struct Deferred {
     pub body: String,
 }
 
+/// Most open deferred tasks a project keeps: add_task refuses one more, and get_state reads at
+/// most this many (a project filled before the cap existed still reads, its list ending with a
+/// count of the rest). 30 keeps get_state within `render::STATE_BUDGET` with every text at its
+/// limit (README, "Limits").
+pub const OPEN_DEFERRED_MAX: usize = 30;
+
 /// Everything get_state shows about one project.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct State {
@@ -85,7 +91,10 @@ pub struct State {
     pub north_star: String,
     pub north_star_set: Stamp,
     pub focus: Option<Focus>,
+    /// The open deferred tasks listed, oldest first.
     pub deferred: Vec<Deferred>,
+    /// How many more open deferred tasks the project has than `deferred` lists.
+    pub unlisted: u64,
 }
 
 /// What an event of the history records.

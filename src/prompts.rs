@@ -30,9 +30,9 @@ pub fn list() -> Json {
 /// prompts/get: the resume message for a project.
 pub async fn get(ctx: &Ctx<'_>, name: &str, arguments: Option<&Node<'_>>) -> Result<Json, Error> {
     if name != RESUME {
-        let name: String = name.chars().take(64).collect();
         return Err(Error::InvalidParams(format!(
-            "Unknown prompt {name:?}; the prompts are: {RESUME}"
+            "Unknown prompt \"{}\"; the prompts are: {RESUME}",
+            render::clip(name, 64)
         )));
     }
     let project_id = arguments
@@ -55,10 +55,10 @@ pub async fn get(ctx: &Ctx<'_>, name: &str, arguments: Option<&Node<'_>>) -> Res
             "No project {project_id:?} yet: call the set_north_star tool with this project_id first"
         ))
         })?;
+    let [contract, reference] =
+        render::state_texts(&state, ctx.clock.now_ms(), ctx.focus_stale_days);
     let text = format!(
-        "Continue project \"{project_id}\". Its state (handoff-mcp get_state):\n\n{}\n\n{}\n\n{}",
-        render::render(&state),
-        render::reference(&state, ctx.clock.now_ms(), ctx.focus_stale_days),
+        "Continue project \"{project_id}\". Its state (handoff-mcp get_state):\n\n{contract}\n{reference}\n\n{}",
         render::DESCRIPTION_TAIL
     );
     Ok(json!({

@@ -4,7 +4,9 @@
 //! (shared/seed/handoff-mcp-v1.md); nothing else in the crate writes them. No I/O and no wire
 //! types here.
 
-use crate::model::{EventKind, Focus, History, Stamp, State};
+use std::borrow::Cow;
+
+use crate::model::{EventKind, Focus, History, Stamp, State, OPEN_DEFERRED_MAX};
 
 pub const NORTH_STAR_PREFIX: &str = "🎯 NORTH STAR: ";
 pub const FOCUS_PREFIX: &str = "▶ 本丸（今やる1つ）: ";
@@ -30,13 +32,61 @@ really done.";
 /// The reference block's only line when no deferred task is open.
 pub const REFERENCE_NONE: &str = "(no open deferred tasks)";
 
+/// Most characters get_state's two texts hold together. Claude Code saves a successful result
+/// of over 50,000 characters to a file and shows the model only its path, and caps a result at
+/// 25,000 tokens; Japanese text runs near a token a character. Within the caps on texts
+/// (`tools::args`) and on open deferred tasks (`OPEN_DEFERRED_MAX`), the two texts always fit;
+/// only a project written before the caps can need `state_texts` to leave tasks out.
+pub const STATE_BUDGET: usize = 24_000;
+
+/// get_state's two text items: the contract text (`render`) and the reference block
+/// (`reference`), the latter starting with a line break, so that the two read as separate lines
+/// even where a client joins a result's text items with nothing between them. Were the two to
+/// pass `STATE_BUDGET` characters, the newest listed tasks are left out, one at a time, and
+/// counted in both lists' closing lines instead.
+pub fn state_texts(state: &State, now_ms: i64, stale_days: u32) -> [String; 2] {
+    let mut state = Cow::Borrowed(state);
+    loop {
+        let contract = render(&state);
+        let mut reference = String::with_capacity(400 + 96 * state.deferred.len());
+        reference.push('\n');
+        push_reference(&mut reference, &state, now_ms, stale_days);
+        if state.deferred.is_empty() || within_budget(&contract, &reference) {
+            return [contract, reference];
+        }
+        let state = state.to_mut();
+        state.deferred.pop();
+        state.unlisted += 1;
+    }
+}
+
+/// Whether texts of these lengths stay within `STATE_BUDGET` characters (a byte is at most a
+/// character, so most texts are decided without counting).
+fn within_budget(a: &str, b: &str) -> bool {
+    a.len() + b.len() <= STATE_BUDGET || a.chars().count() + b.chars().count() <= STATE_BUDGET
+}
+
+/// The contract list's last line when the project has more open deferred tasks than it lists.
+pub fn unlisted_line(unlisted: u64) -> String {
+    format!("  （ほか {unlisted} 件。get_state は古い順に最大 {OPEN_DEFERRED_MAX} 件を示す）")
+}
+
+/// The reference block's last line in that case: how many, why, and that nothing is lost.
+pub fn unlisted_reference(unlisted: u64) -> String {
+    format!(
+        "{unlisted} more open deferred tasks are not listed: get_state lists at most \
+         {OPEN_DEFERRED_MAX}, oldest first, within {STATE_BUDGET} characters. They are kept, and \
+         come into this list as listed tasks are completed."
+    )
+}
+
 /// Renders the contract text. Lines are joined by `\n`, with no trailing newline.
 pub fn render(state: &State) -> String {
     let mut out = String::with_capacity(256 + 64 * state.deferred.len());
     push_anchor(&mut out, &state.north_star, state.focus.as_ref());
     out.push('\n');
     out.push_str(SEPARATOR);
-    if state.deferred.is_empty() {
+    if state.deferred.is_empty() && state.unlisted == 0 {
         out.push('\n');
         out.push_str(NO_DEFERRED);
     }
@@ -45,6 +95,10 @@ pub fn render(state: &State) -> String {
         out.push_str(task.kind.as_str());
         out.push_str("] ");
         push_inline(&mut out, &task.body);
+    }
+    if state.unlisted > 0 {
+        out.push('\n');
+        out.push_str(&unlisted_line(state.unlisted));
     }
     out
 }
@@ -82,17 +136,22 @@ fn push_anchor(out: &mut String, north_star: &str, focus: Option<&Focus>) {
 /// out `task_id=…` can only ever appear after the real one on its line.
 pub fn reference(state: &State, now_ms: i64, stale_days: u32) -> String {
     let mut out = String::with_capacity(400 + 96 * state.deferred.len());
+    push_reference(&mut out, state, now_ms, stale_days);
+    out
+}
+
+fn push_reference(out: &mut String, state: &State, now_ms: i64, stale_days: u32) {
     out.push_str(REFERENCE_HEAD);
     out.push_str("\nnorth_star: ");
-    push_stamp(&mut out, &state.north_star_set, now_ms);
+    push_stamp(out, &state.north_star_set, now_ms);
     match &state.focus {
         None => out.push_str("\nfocus: not set yet"),
         Some(focus) => {
             out.push_str("\nfocus: ");
-            push_stamp(&mut out, &focus.set, now_ms);
+            push_stamp(out, &focus.set, now_ms);
             if let Some(done_when) = &focus.done_when {
                 out.push_str("\nfocus done when: ");
-                push_inline(&mut out, done_when);
+                push_inline(out, done_when);
             }
             let age = focus.set.at_ms.map(|at| age_days(at, now_ms));
             if age.is_none_or(|days| days > i64::from(stale_days)) {
@@ -107,19 +166,22 @@ pub fn reference(state: &State, now_ms: i64, stale_days: u32) -> String {
             }
         }
     }
-    if state.deferred.is_empty() {
+    if state.deferred.is_empty() && state.unlisted == 0 {
         out.push('\n');
         out.push_str(REFERENCE_NONE);
     }
     for task in &state.deferred {
         out.push_str("\ntask_id=");
-        push_inline(&mut out, &task.id);
+        push_inline(out, &task.id);
         out.push_str(" [");
         out.push_str(task.kind.as_str());
         out.push_str("] ");
-        push_inline(&mut out, &task.body);
+        push_inline(out, &task.body);
     }
-    out
+    if state.unlisted > 0 {
+        out.push('\n');
+        out.push_str(&unlisted_reference(state.unlisted));
+    }
 }
 
 /// `set 2026-11-30 (1 day ago) by claude-code/2.1.332`, or the unknown-time form.
@@ -211,6 +273,20 @@ pub fn history(history: &History) -> String {
     }
     if history.older > 0 {
         out.push_str(&format!("\n… and {} older events", history.older));
+    }
+    out
+}
+
+/// A caller's input quoted inside a sentence (an error, a refusal): folded as every stored
+/// string is (`push_inline`: no line break, control or bidi character survives, U+2028 and
+/// U+2029 included) and cut to `max_chars` characters, with `…` where it was cut. The one way
+/// untrusted text is clipped for display.
+pub fn clip(text: &str, max_chars: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(4 * max_chars + 3));
+    push_inline(&mut out, text);
+    if let Some((at, _)) = out.char_indices().nth(max_chars) {
+        out.truncate(at);
+        out.push('…');
     }
     out
 }
@@ -364,7 +440,52 @@ mod tests {
                     body: (*body).into(),
                 })
                 .collect(),
+            unlisted: 0,
         }
+    }
+
+    /// Quoted input is folded first, then cut: exactly `max` characters stay whole, one more
+    /// is cut with `…`, and no line break of any kind survives.
+    #[test]
+    fn clip_folds_then_cuts() {
+        assert_eq!(clip("abc", 3), "abc");
+        assert_eq!(clip("abcd", 3), "abc…");
+        assert_eq!(clip("本本本本", 3), "本本本…");
+        assert_eq!(clip("a\u{2028}b\u{2029}c\r\nd", 40), "a b c d");
+        assert_eq!(clip("  a  \n  b  ", 2), "a …");
+        assert_eq!(clip("", 5), "");
+    }
+
+    /// Within the budget both texts come as `render` and `reference` write them, the second
+    /// after a line break; past it, the newest tasks move into the closing count one by one.
+    #[test]
+    fn state_texts_trim_the_list_to_the_budget() {
+        let body = "x".repeat(2_000);
+        let tasks: Vec<(Kind, &str)> = (0..12).map(|_| (Kind::Record, body.as_str())).collect();
+        let whole = state("n", None, &tasks[..2]);
+        let [contract, reference] = state_texts(&whole, NOW, 7);
+        assert_eq!(contract, render(&whole));
+        assert_eq!(reference, format!("\n{}", super::reference(&whole, NOW, 7)));
+
+        let [contract, reference] = state_texts(&state("n", None, &tasks), NOW, 7);
+        let total = contract.chars().count() + reference.chars().count();
+        assert!(
+            total <= STATE_BUDGET && total > STATE_BUDGET - 4_100,
+            "{total}"
+        );
+        assert_eq!(contract.matches("\n  [record] ").count(), 5);
+        assert!(contract.ends_with("\n  （ほか 7 件。get_state は古い順に最大 30 件を示す）"));
+        assert!(reference.contains("\ntask_id=t4 [record] "));
+        assert!(!reference.contains("task_id=t5"));
+        assert!(reference.ends_with(&format!("\n{}", unlisted_reference(7))));
+
+        // Nothing listed and nothing more: the lists say so; all left out: only the count.
+        let mut none = state("n", None, &[]);
+        assert!(render(&none).ends_with(NO_DEFERRED));
+        none.unlisted = 3;
+        assert!(!render(&none).contains(NO_DEFERRED));
+        assert!(!super::reference(&none, NOW, 7).contains(REFERENCE_NONE));
+        assert!(render(&none).ends_with(&unlisted_line(3)));
     }
 
     #[test]

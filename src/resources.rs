@@ -96,8 +96,9 @@ pub async fn list(db: &dyn Sql, scope: &Scope, cursor: Option<&str>) -> Result<J
 
 /// A resource the URI names. A project's state is get_state's two texts, the contract and the
 /// reference block, as one text separated by a blank line (one content item per resource, as
-/// clients expect); its history is `render::history`. get_state's MCP Apps card is read here too,
-/// though resources/list leaves it out (hosts find it through the tool, as the extension allows).
+/// clients expect; `render::state_texts` starts the block with its line break); its history
+/// is `render::history`. get_state's MCP Apps card is read here too, though resources/list
+/// leaves it out (hosts find it through the tool, as the extension allows).
 pub async fn read(ctx: &Ctx<'_>, uri: &str) -> Result<Json, Error> {
     if uri == card::URI {
         return Ok(card::read());
@@ -113,11 +114,9 @@ pub async fn read(ctx: &Ctx<'_>, uri: &str) -> Result<Json, Error> {
             let state = store::load_state(ctx.db, project_id)
                 .await?
                 .ok_or_else(not_found)?;
-            format!(
-                "{}\n\n{}",
-                render::render(&state),
-                render::reference(&state, ctx.clock.now_ms(), ctx.focus_stale_days)
-            )
+            let [contract, reference] =
+                render::state_texts(&state, ctx.clock.now_ms(), ctx.focus_stale_days);
+            format!("{contract}\n{reference}")
         }
         Kind::History => {
             let history = store::load_history(ctx.db, project_id)

@@ -9,7 +9,9 @@ use std::pin::Pin;
 use std::sync::LazyLock;
 
 use crate::json;
-use crate::model::{Anchor, Deferred, Event, EventKind, Focus, History, Kind, Stamp, State};
+use crate::model::{
+    Anchor, Deferred, Event, EventKind, Focus, History, Kind, Stamp, State, OPEN_DEFERRED_MAX,
+};
 
 mod rows;
 
@@ -243,19 +245,27 @@ const UPSERT_FOCUS: Query = Query::no_rows("INSERT INTO focus (project_id, state
 /// so the insert then conflicts on the primary key and the upsert leaves the row as it was,
 /// yet returns it: a retried or concurrent identical call cannot add a second task, and the
 /// answer needs no second read. No project, no row (the SELECT finds none, nothing is written).
+/// The cap on open deferred tasks (`?8`, `OPEN_DEFERRED_MAX`) works the same way: when a
+/// deferred task has no identical open one and the project already holds `?8` open deferred
+/// tasks, the id inserted is the `?8`-th one's (found through `task_open_deferred`), so nothing
+/// is added and that task comes back; `same` (its kind and body are this call's) tells it from
+/// an identical task. Main tasks are not listed by get_state and not capped (`?5` is 0).
 /// The anchor rides in RETURNING as one subquery that SQLite turns into JSON rows of the anchor
-/// reads' columns (as get_state's rows are), so D1 carries two cells; add_task changes neither
-/// of its parts.
+/// reads' columns (as get_state's rows are), so D1 carries three cells; add_task changes
+/// neither of its parts.
 pub const INSERT_TASK: Query = Query::rows(
     "INSERT INTO task (id, project_id, body, kind, demoted, status, created_at, created_by, updated_at) \
      SELECT coalesce((SELECT id FROM task WHERE project_id = ?2 AND kind = ?4 AND body = ?3 \
-     AND status = 'open' ORDER BY rowid LIMIT 1), ?1), ?2, ?3, ?4, ?5, 'open', ?6, ?7, ?6 \
+     AND status = 'open' ORDER BY rowid LIMIT 1), \
+     (SELECT id FROM task WHERE ?5 = 1 AND project_id = ?2 AND demoted = 1 AND status = 'open' \
+     ORDER BY rowid LIMIT 1 OFFSET ?8 - 1), ?1), ?2, ?3, ?4, ?5, 'open', ?6, ?7, ?6 \
      WHERE EXISTS (SELECT 1 FROM project WHERE id = ?2) \
      ON CONFLICT (id) DO UPDATE SET updated_at = updated_at \
-     RETURNING id, (SELECT json_group_array(json_array(p.north_star, f.statement, f.why, \
+     RETURNING id, kind = ?4 AND body = ?3 AS same, \
+     (SELECT json_group_array(json_array(p.north_star, f.statement, f.why, \
      f.done_when, f.updated_at, f.updated_by)) \
      FROM project p LEFT JOIN focus f ON f.project_id = p.id WHERE p.id = ?2) AS anchor",
-    &["id", "anchor"],
+    &["id", "same", "anchor"],
 );
 /// complete_task's statements hold the one project a scoped caller reaches (`?2` here, `?5` in
 /// the event and the update), or NULL for all: a task of another project is then not found, in
@@ -277,18 +287,23 @@ const COMPLETE_TASK: Query = Query::no_rows(
      WHERE id = ?1 AND status <> 'done' AND (?5 IS NULL OR project_id = ?5)",
 );
 /// get_state's one statement: everything it shows, as rows of seven cells (part 0 is the
-/// project, part 1 its focus, part 2 its open deferred tasks, `seq` their insertion order),
-/// aggregated by SQLite into one JSON array of arrays of cells, so D1 carries one text cell
-/// instead of a value per cell; `[]` when there is no project. The task arm matches the partial
-/// index `task_open_deferred` term for term, so SQLite reads only open deferred rows. The core
-/// puts the rows in order itself: the order an aggregate sees its rows in is not SQL's promise.
+/// project, part 1 its focus, part 2 its oldest `?2` open deferred tasks, `seq` their insertion
+/// order, part 3 the count of all its open deferred tasks in `seq`), aggregated by SQLite into
+/// one JSON array of arrays of cells, so D1 carries one text cell instead of a value per cell;
+/// no part 0 when there is no project. The task arms match the partial index
+/// `task_open_deferred` term for term, so SQLite reads only open deferred rows. `?2` bounds the
+/// one value D1 carries (D1 refuses one over 2,000,000 bytes) however many tasks a project
+/// stored before the cap existed. The core puts the rows in order itself: the order an
+/// aggregate sees its rows in is not SQL's promise.
 pub const LOAD_STATE: Query = Query::rows(
     "\
 SELECT json_group_array(json_array(part, seq, a, b, c, d, e)) AS rows FROM ( \
 SELECT 0 AS part, 0 AS seq, north_star AS a, updated_by AS b, NULL AS c, updated_at AS d, NULL AS e \
 FROM project WHERE id = ?1 \
 UNION ALL SELECT 1, 0, statement, updated_by, why, updated_at, done_when FROM focus WHERE project_id = ?1 \
-UNION ALL SELECT 2, rowid, id, kind, body, NULL, NULL FROM task \
+UNION ALL SELECT * FROM (SELECT 2, rowid, id, kind, body, NULL, NULL FROM task \
+WHERE project_id = ?1 AND demoted = 1 AND status = 'open' ORDER BY rowid LIMIT ?2) \
+UNION ALL SELECT 3, count(*), NULL, NULL, NULL, NULL, NULL FROM task \
 WHERE project_id = ?1 AND demoted = 1 AND status = 'open')",
     &["rows"],
 );
@@ -439,9 +454,12 @@ pub enum Added {
     Existing(String, Anchor),
     /// The project does not exist; nothing was written.
     NoProject,
+    /// The project already holds `OPEN_DEFERRED_MAX` open deferred tasks; nothing was written.
+    Full,
 }
 
-/// Adds a task unless the same one is already open, and returns the project's anchor.
+/// Adds a task unless the same one is already open or the project's open deferred tasks are at
+/// their cap, and returns the project's anchor.
 pub async fn add_task(
     db: &dyn Sql,
     id: &str,
@@ -458,6 +476,7 @@ pub async fn add_task(
         Value::Int(i64::from(kind.demoted())),
         Value::Int(change.at_ms),
         change.by.into(),
+        Value::Int(OPEN_DEFERRED_MAX as i64),
     ];
     let results = db.batch(vec![Stmt::new(INSERT_TASK, params)]).await?;
     let Some(row) = first(&results)?.first() else {
@@ -466,9 +485,12 @@ pub async fn add_task(
     let anchor_rows = rows_from_json(ANCHOR_COLUMNS, text(row, "anchor")?)?;
     let anchor = anchor(&[anchor_rows], 0)?.ok_or(StoreError::Decode("anchor of the task"))?;
     let there = text(row, "id")?;
-    Ok(match there == id {
-        true => Added::New(anchor),
-        false => Added::Existing(there.to_owned(), anchor),
+    Ok(if there == id {
+        Added::New(anchor)
+    } else if int(row, "same")? == Some(1) {
+        Added::Existing(there.to_owned(), anchor)
+    } else {
+        Added::Full
     })
 }
 
@@ -561,14 +583,15 @@ fn anchor(results: &[Vec<Row>], index: usize) -> Result<Option<Anchor>, StoreErr
 
 /// Reads everything get_state shows, in one statement. `None` when the project does not exist.
 pub async fn load_state(db: &dyn Sql, project_id: &str) -> Result<Option<State>, StoreError> {
+    let limit = Value::Int(OPEN_DEFERRED_MAX as i64);
     let results = db
-        .batch(vec![Stmt::new(LOAD_STATE, vec![project_id.into()])])
+        .batch(vec![Stmt::new(LOAD_STATE, vec![project_id.into(), limit])])
         .await?;
     let json = first(&results)?
         .first()
         .ok_or(StoreError::Decode("state"))
         .and_then(|row| text(row, "rows"))?;
-    let (mut north_star, mut focus, mut deferred) = (None, None, Vec::new());
+    let (mut north_star, mut focus, mut deferred, mut open) = (None, None, Vec::new(), 0);
     for row in &rows_from_json(STATE_COLUMNS, json)? {
         match int(row, "part")? {
             Some(0) => north_star = Some((text(row, "a")?.to_owned(), stamp(row, "d", "b")?)),
@@ -593,16 +616,21 @@ pub async fn load_state(db: &dyn Sql, project_id: &str) -> Result<Option<State>,
                 let at = deferred.partition_point(|(earlier, _)| *earlier <= seq);
                 deferred.insert(at, (seq, task));
             }
+            Some(3) => open = int(row, "seq")?.ok_or(StoreError::Decode("seq"))?,
             _ => return Err(StoreError::Decode("part")),
         }
     }
-    let deferred = deferred.into_iter().map(|(_, task)| task).collect();
+    let deferred: Vec<Deferred> = deferred.into_iter().map(|(_, task)| task).collect();
+    let unlisted = u64::try_from(open)
+        .unwrap_or(0)
+        .saturating_sub(deferred.len() as u64);
     Ok(north_star.map(|(north_star, north_star_set)| State {
         project_id: project_id.to_owned(),
         north_star,
         north_star_set,
         focus,
         deferred,
+        unlisted,
     }))
 }
 
@@ -872,6 +900,26 @@ mod tests {
         assert_eq!(ids, ["first", "second", "third"]);
     }
 
+    /// Part 3 counts every open deferred task; those it counts beyond the listed ones are
+    /// `unlisted` (none when the count is the list's length, or missing).
+    #[test]
+    fn get_state_counts_what_it_does_not_list() {
+        let listed = r#"[2,1,"t1","record","a",null,null],[2,2,"t2","cleanup","b",null,null]"#;
+        for (count, unlisted) in [
+            ("", 0),
+            (",[3,2,null,null,null,null,null]", 0),
+            (",[3,7,null,null,null,null,null]", 5),
+        ] {
+            let json = format!(r#"[[0,0,"star","ann",null,7,null],{listed}{count}]"#);
+            let state = state_of(Box::leak(json.into_boxed_str())).unwrap().unwrap();
+            assert_eq!(
+                (state.deferred.len(), state.unlisted),
+                (2, unlisted),
+                "{count}"
+            );
+        }
+    }
+
     /// No project: SQLite's aggregate over no rows is `[]`. A row of another shape, or a part
     /// the statement never makes, is an error, not a guess.
     #[test]
@@ -879,7 +927,8 @@ mod tests {
         assert!(state_of("[]").unwrap().is_none());
         for bad in [
             r#"[[0,0,"star","ann",null,7]]"#,
-            r#"[[3,0,"star","ann",null,7,null]]"#,
+            r#"[[4,0,"star","ann",null,7,null]]"#,
+            r#"[[0,0,"star","ann",null,7,null],[3,null,null,null,null,null,null]]"#,
             r#"[[2,null,"t","record","b",null,null]]"#,
             r#"[[2,1,"t","bogus","b",null,null]]"#,
             "not json",

@@ -223,7 +223,7 @@ impl Target {
             Work::GetState => Target::mcp(base, workload::get_state(workload::STATE_PROJECT)),
             Work::AddTask => Target::mcp(
                 base,
-                workload::add_task(add_project, "cleanup", workload::ADD_BODY),
+                workload::add_task(add_project, "main", workload::ADD_BODY),
             ),
         }
     }

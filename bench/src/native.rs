@@ -136,18 +136,18 @@ pub fn run(opts: &Options) -> Result<String, String> {
     let mut open_tasks = Vec::with_capacity(per_case);
     for n in 0..per_case {
         let body = workload::numbered(workload::ADD_BODY, n as u64);
-        let add = workload::add_task("bench-done", "cleanup", &body);
+        let add = workload::add_task("bench-done", "main", &body);
         let id = workload::task_id(&server.call(&add)?).ok_or("add_task returned no task id")?;
         open_tasks.push(workload::complete_task(&id).body.into_bytes());
     }
     let mut complete = Case::same("complete_task", workload::complete_task("x"));
     complete.bodies = open_tasks;
     // A new task each time, as in the HTTP half.
-    let mut add = Case::same("add_task", workload::add_task("bench-add", "cleanup", "x"));
+    let mut add = Case::same("add_task", workload::add_task("bench-add", "main", "x"));
     add.bodies = (0..per_case)
         .map(|n| {
             let body = workload::numbered(workload::ADD_BODY, (per_case + n) as u64);
-            workload::add_task("bench-add", "cleanup", &body)
+            workload::add_task("bench-add", "main", &body)
                 .body
                 .into_bytes()
         })

@@ -55,11 +55,7 @@ fn capture() -> Result<Captured, String> {
     server.call(&workload::get_state(workload::STATE_PROJECT))?;
     let state = alone(server.db.take_recorded(), "get_state")?;
 
-    let reply = server.call(&workload::add_task(
-        ADD_PROJECT,
-        "cleanup",
-        workload::ADD_BODY,
-    ))?;
+    let reply = server.call(&workload::add_task(ADD_PROJECT, "main", workload::ADD_BODY))?;
     let add = alone(server.db.take_recorded(), "add_task")?;
     let id = workload::task_id(&reply).ok_or("add_task returned no task id")?;
     // The core's ids are 00000000-0000-4000-8000-…; these differ from every one of them.
@@ -146,7 +142,10 @@ mod tests {
         assert_eq!(state["sql"], handoff_mcp::store::LOAD_STATE.sql);
         assert_eq!(
             state["params"],
-            serde_json::json!([workload::STATE_PROJECT])
+            serde_json::json!([
+                workload::STATE_PROJECT,
+                handoff_mcp::model::OPEN_DEFERRED_MAX
+            ])
         );
         let add: serde_json::Value =
             serde_json::from_str(&workload::numbered(&captured.add, 7)).unwrap();

@@ -138,13 +138,15 @@ fn run_a(checks: &mut Checks, tag: &str, project: &str, open: &mut Opener) -> Id
 fn reference(tasks: &[(&str, &str, &str)], seen: &str) -> String {
     let date = seen
         .lines()
-        .nth(1)
+        .find(|l| l.starts_with("north_star: set "))
         .and_then(|l| l.strip_prefix("north_star: set "))
         .and_then(|l| l.split(' ').next())
         .unwrap_or("?");
     let by = crate::http::USER_AGENT;
+    // The block starts with a line break, so that it reads as its own lines even where a
+    // client glues the text items together.
     let mut out = format!(
-        "{REFERENCE_HEAD}\nnorth_star: set {date} (today) by {by}\nfocus: set {date} (today) by {by}"
+        "\n{REFERENCE_HEAD}\nnorth_star: set {date} (today) by {by}\nfocus: set {date} (today) by {by}"
     );
     for (id, kind, body) in tasks {
         out.push_str(&format!("\ntask_id={id} [{kind}] {body}"));

@@ -376,13 +376,13 @@ fn bad_input(target: &Target, project: &str) -> usize {
             "a 100 KB North Star",
             "set_north_star",
             json!({"project_id": project, "text": "x".repeat(100 * 1024)}),
-            "text is 102400 characters long; the limit is 2000",
+            "text is 102400 characters long; the limit is 1000",
         ),
         (
-            "2001 emoji in a task body",
+            "251 emoji in a task body",
             "add_task",
-            json!({"project_id": project, "body": "🎯".repeat(2001), "kind": "record"}),
-            "body is 2001 characters long; the limit is 2000",
+            json!({"project_id": project, "body": "🎯".repeat(251), "kind": "record"}),
+            "body is 251 characters long; the limit is 250",
         ),
         (
             "project_id ../etc",

@@ -8,7 +8,7 @@ use crate::json;
 use crate::node::Node;
 use crate::protocol::version::{self, Era};
 use crate::protocol::{self, Cache};
-use crate::{prompts, resources, tools};
+use crate::{prompts, render, resources, tools};
 
 /// One shared method's result body, in `era`'s envelope, as JSON text appended to `out`.
 pub async fn serve(
@@ -68,8 +68,8 @@ async fn call_tool(params: Option<&Node<'_>>, ctx: &Ctx<'_>) -> Result<tools::Ou
     let Some(def) = tools::find(name) else {
         let known: Vec<&str> = tools::ALL.iter().map(|t| t.name).collect();
         return Err(Error::InvalidParams(format!(
-            "Unknown tool {:?}; the tools are {}",
-            name.chars().take(64).collect::<String>(),
+            "Unknown tool \"{}\"; the tools are {}",
+            render::clip(name, 64),
             known.join(", ")
         )));
     };

@@ -20,8 +20,12 @@ use crate::protocol::version::{self, Era};
 use crate::protocol::{META_CLIENT_INFO, META_PROTOCOL_VERSION};
 pub use headers::McpHeaders;
 
-/// Most messages in one 2025-03-26 batch: each may be a D1 round trip inside one request.
-pub const MAX_BATCH: usize = 100;
+/// Most messages in one 2025-03-26 batch. Each message is at most one D1 round trip, and D1's
+/// Free plan allows 50 queries per Worker invocation; the isolate's first request may also
+/// spend a few on the schema ledger (`store::ensure_schema`: a read, one batch per missing
+/// migration, and one read again after a lost race). A larger batch is refused whole, before
+/// any of it runs, rather than failing part-way.
+pub const MAX_BATCH: usize = 40;
 
 /// What to send back.
 #[derive(Debug, Clone, PartialEq)]

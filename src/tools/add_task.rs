@@ -1,15 +1,19 @@
 //! add_task: stores a task; cleanup and record tasks are deferred (demoted = 1).
 
-use super::args::{Args, Param, Rule, PROJECT_ID};
+use super::args::{Args, Param, Rule, BODY_MAX, PROJECT_ID};
 use super::{Annotations, Outcome, ToolDef};
 use crate::context::Ctx;
 use crate::error::Error;
+use crate::model::OPEN_DEFERRED_MAX;
 use crate::store::{self, Added};
 
 const BODY: Param = Param {
     name: "body",
     description: "the task must say what is to be done.",
-    rule: Rule::Text { blank_ok: false },
+    rule: Rule::Text {
+        blank_ok: false,
+        max: BODY_MAX,
+    },
     required: true,
 };
 const KIND: Param = Param {
@@ -52,6 +56,14 @@ async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
                 ),
                 &anchor,
             ))
+        }
+        Added::Full => {
+            return Ok(Outcome::error(format!(
+                "Project \"{project_id}\" already has {OPEN_DEFERRED_MAX} open deferred tasks, the \
+                 most it keeps, so this {} task was not added and nothing was written. Complete one \
+                 that is really done (get_state lists their ids), or fold this into one of them.",
+                kind.as_str()
+            )))
         }
         Added::NoProject => {
             return Ok(Outcome::error(format!(

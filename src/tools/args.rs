@@ -9,8 +9,13 @@ use crate::render;
 
 /// Longest task id accepted (ours are 36-character UUIDs).
 pub const TASK_ID_MAX: usize = 64;
-/// Longest stored text (north star, focus statement, why, task body), in characters.
-pub const TEXT_MAX: usize = 2000;
+/// Longest stored text (north star, focus statement, why, done-when, evidence), in characters.
+/// With `BODY_MAX` and `model::OPEN_DEFERRED_MAX` it keeps get_state within
+/// `render::STATE_BUDGET` (README, "Limits").
+pub const TEXT_MAX: usize = 1000;
+/// Longest task body, in characters: get_state shows each open deferred task's body twice (the
+/// list and the reference block), up to `model::OPEN_DEFERRED_MAX` of them.
+pub const BODY_MAX: usize = 250;
 
 pub struct Param {
     pub name: &'static str,
@@ -25,8 +30,9 @@ pub enum Rule {
     ProjectId,
     /// Any non-blank id up to `TASK_ID_MAX` characters.
     TaskId,
-    /// Text up to `TEXT_MAX` characters; `blank_ok` lets an optional text be empty (= absent).
-    Text { blank_ok: bool },
+    /// Text up to `max` characters (`TEXT_MAX` or `BODY_MAX`); `blank_ok` lets an optional text
+    /// be empty (= absent).
+    Text { blank_ok: bool, max: usize },
     /// One of main, cleanup, record.
     Kind,
 }
@@ -175,14 +181,14 @@ fn check_rule(param: &Param, value: &str) -> Result<(), String> {
                 ));
             }
         }
-        Rule::Text { blank_ok } => {
+        Rule::Text { blank_ok, max } => {
             if !blank_ok && render::is_blank(value) {
                 return Err(format!("{name} is empty; {}", param.description));
             }
             let chars = value.chars().count();
-            if chars > TEXT_MAX {
+            if chars > max {
                 return Err(format!(
-                    "{name} is {chars} characters long; the limit is {TEXT_MAX}"
+                    "{name} is {chars} characters long; the limit is {max}"
                 ));
             }
             if let Some(c) = value
@@ -207,17 +213,9 @@ fn check_rule(param: &Param, value: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// At most 40 characters of untrusted input, for echoing inside an error sentence.
+/// At most 40 characters of untrusted input, folded, for echoing inside an error sentence.
 pub fn preview(s: &str) -> String {
-    let mut out: String = s
-        .chars()
-        .take(40)
-        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
-        .collect();
-    if s.chars().nth(40).is_some() {
-        out.push('…');
-    }
-    out
+    render::clip(s, 40)
 }
 
 fn type_name(v: &Node) -> &'static str {

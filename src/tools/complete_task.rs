@@ -1,6 +1,6 @@
 //! complete_task: marks a task done, which takes it off get_state's deferred list.
 
-use super::args::{preview, Args, Param, Rule};
+use super::args::{preview, Args, Param, Rule, TEXT_MAX};
 use super::{Annotations, Outcome, ToolDef};
 use crate::context::Ctx;
 use crate::error::Error;
@@ -18,7 +18,10 @@ const EVIDENCE: Param = Param {
     name: "evidence",
     description:
         "Optional: what shows the task is done (a commit, a PR, a test run). The history keeps it.",
-    rule: Rule::Text { blank_ok: true },
+    rule: Rule::Text {
+        blank_ok: true,
+        max: TEXT_MAX,
+    },
     required: false,
 };
 

@@ -34,8 +34,6 @@ async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
             "No project \"{project_id}\" yet. Call set_north_star with this project_id to create it."
         )));
     };
-    Ok(Outcome::ok_texts(vec![
-        render::render(&state),
-        render::reference(&state, ctx.clock.now_ms(), ctx.focus_stale_days),
-    ]))
+    let texts = render::state_texts(&state, ctx.clock.now_ms(), ctx.focus_stale_days);
+    Ok(Outcome::ok_texts(texts.into()))
 }

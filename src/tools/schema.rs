@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value as Json};
 
-use super::args::{Rule, TASK_ID_MAX, TEXT_MAX};
+use super::args::{Rule, TASK_ID_MAX};
 use super::ToolDef;
 use crate::model::{Kind, PROJECT_ID_MAX};
 
@@ -19,8 +19,8 @@ pub fn list_entry(def: &ToolDef) -> Json {
                 schema["maxLength"] = json!(PROJECT_ID_MAX);
             }
             Rule::TaskId => schema["maxLength"] = json!(TASK_ID_MAX),
-            Rule::Text { blank_ok } => {
-                schema["maxLength"] = json!(TEXT_MAX);
+            Rule::Text { blank_ok, max } => {
+                schema["maxLength"] = json!(max);
                 if !blank_ok {
                     schema["minLength"] = json!(1);
                 }

@@ -1,6 +1,6 @@
 //! set_focus: replaces the project's one focus (本丸) with a single UPSERT.
 
-use super::args::{Args, Param, Rule, PROJECT_ID};
+use super::args::{Args, Param, Rule, PROJECT_ID, TEXT_MAX};
 use super::{Annotations, Outcome, ToolDef};
 use crate::context::Ctx;
 use crate::error::Error;
@@ -9,19 +9,28 @@ use crate::store::{self, NewFocus};
 const STATEMENT: Param = Param {
     name: "statement",
     description: "the focus must name the one thing to do now.",
-    rule: Rule::Text { blank_ok: false },
+    rule: Rule::Text {
+        blank_ok: false,
+        max: TEXT_MAX,
+    },
     required: true,
 };
 const WHY: Param = Param {
     name: "why",
     description: "Optional: why this is the thing to do now. Empty means no reason.",
-    rule: Rule::Text { blank_ok: true },
+    rule: Rule::Text {
+        blank_ok: true,
+        max: TEXT_MAX,
+    },
     required: false,
 };
 const DONE_WHEN: Param = Param {
     name: "done_when",
     description: "Optional: the exit criterion, when this focus counts as done (e.g. \"the wire tests pass on CI\"). get_state shows it with the focus.",
-    rule: Rule::Text { blank_ok: true },
+    rule: Rule::Text {
+        blank_ok: true,
+        max: TEXT_MAX,
+    },
     required: false,
 };
 

@@ -1,6 +1,6 @@
 //! set_north_star: creates the project or replaces its North Star.
 
-use super::args::{Args, Param, Rule, PROJECT_ID};
+use super::args::{Args, Param, Rule, PROJECT_ID, TEXT_MAX};
 use super::{Annotations, Outcome, ToolDef};
 use crate::context::Ctx;
 use crate::error::Error;
@@ -9,7 +9,10 @@ use crate::store::{self, Upsert};
 const TEXT: Param = Param {
     name: "text",
     description: "the North Star must say what the project is for, in a sentence.",
-    rule: Rule::Text { blank_ok: false },
+    rule: Rule::Text {
+        blank_ok: false,
+        max: TEXT_MAX,
+    },
     required: true,
 };
 

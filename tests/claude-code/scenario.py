@@ -43,7 +43,8 @@ def reference(open_tasks, seen):
     date, by = match.groups() if match else ("?", "claude-code/?")
     stamps = [f"north_star: set {date} (today) by {by}", f"focus: set {date} (today) by {by}"]
     listed = [f"task_id={task_id} [{kind}] {body}" for task_id, kind, body in open_tasks]
-    return "\n".join([REFERENCE_HEAD] + stamps + (listed or ["(no open deferred tasks)"]))
+    # It starts with a line break, so the two texts read apart even where a client glues them.
+    return "\n" + "\n".join([REFERENCE_HEAD] + stamps + (listed or ["(no open deferred tasks)"]))
 
 
 # The one line of B's get_state reference block that names a deferred task's id.

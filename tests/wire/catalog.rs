@@ -123,7 +123,7 @@ fn resources_read_returns_the_contract_text() {
     // get_state's two texts, the contract and the reference block, a blank line apart.
     assert_eq!(
         read["contents"][0]["text"],
-        s.state_texts("alpha").join("\n\n")
+        s.state_texts("alpha").join("\n")
     );
     assert_eq!(read["contents"].as_array().unwrap().len(), 1);
     assert_eq!(
@@ -199,7 +199,7 @@ fn the_resume_prompt() {
         json!([{"role": "user", "content": {"type": "text", "text": format!(
             "Continue project \"alpha\". Its state (handoff-mcp get_state):\n\n{}\n\n\
              この出力をフラットなTODOメニューに変換するな。まず北極星を述べ、本丸を1つ進めよ。後処理は北極星達成後にのみ着手。",
-            s.state_texts("alpha").join("\n\n")
+            s.state_texts("alpha").join("\n")
         )}}])
     );
     assert_eq!(got["resultType"], "complete");

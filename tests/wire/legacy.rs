@@ -195,20 +195,35 @@ fn batches_only_for_2025_03_26() {
     assert_eq!(s.post(&[], &notes).status, 202);
 }
 
+/// A batch never needs more D1 round trips in one request than D1's Free plan allows (50): 40
+/// messages are served, each at most one round trip; 41 are refused whole with a sentence,
+/// before any of them runs.
 #[test]
-fn batches_are_capped() {
+fn batches_are_capped_below_d1_s_queries_per_request() {
     let s = Server::new();
-    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
-    let ok = Json::Array(vec![ping.clone(); 100]).to_string();
-    assert_eq!(
-        s.post(&[("MCP-Protocol-Version", "2025-03-26")], &ok)
-            .status,
-        200
-    );
-    let too_many = Json::Array(vec![ping; 101]).to_string();
+    s.ok("set_north_star", json!({"project_id": "p", "text": "n"}));
+    let add = |i: usize| {
+        json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "add_task",
+            "arguments": {"project_id": "p", "body": format!("task {i}"), "kind": "main"}}})
+    };
+    let before = s.db.batches.get();
+    let ok = Json::Array((0..40).map(add).collect()).to_string();
+    let reply = s.post(&[("MCP-Protocol-Version", "2025-03-26")], &ok);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.json().as_array().unwrap().len(), 40);
+    assert_eq!(s.db.batches.get() - before, 40);
+    assert_eq!(s.db.stored("SELECT count(*) || '' FROM task"), "40");
+
+    let too_many = Json::Array((100..141).map(add).collect()).to_string();
+    let before = s.db.batches.get();
     let reply = s.post(&[("MCP-Protocol-Version", "2025-03-26")], &too_many);
     assert_eq!(
-        (reply.status, reply.json()["error"]["code"].clone()),
-        (400, json!(-32600))
+        (reply.status, reply.json()["error"].clone()),
+        (
+            400,
+            json!({"code": -32600, "message": "Invalid Request: a batch holds at most 40 messages"})
+        )
     );
+    assert_eq!(s.db.batches.get(), before);
+    assert_eq!(s.db.stored("SELECT count(*) || '' FROM task"), "40");
 }

@@ -7,6 +7,7 @@ mod catalog;
 mod credentials;
 mod http_rules;
 mod legacy;
+mod limits;
 mod memory;
 mod modern;
 mod sse;

@@ -303,12 +303,19 @@ fn new_statements_are_served_by_indexes() {
     let insert = plan(
         &s,
         handoff_mcp::store::INSERT_TASK.sql,
-        rusqlite::params!["t", "p", "b", "cleanup", 1, 0, "c"],
+        rusqlite::params!["t", "p", "b", "cleanup", 1, 0, "c", 30],
     );
     assert!(
         insert
             .iter()
             .any(|step| step.contains("INDEX task_open_same")),
+        "{insert:?}"
+    );
+    // The cap's look-up of the 30th open deferred task reads the partial index, in rowid order.
+    assert!(
+        insert
+            .iter()
+            .any(|step| step.contains("INDEX task_open_deferred")),
         "{insert:?}"
     );
     // "SCAN CONSTANT ROW" is the FROM-less SELECT of the values, not a table.

@@ -76,7 +76,7 @@ fn tools_list_is_deterministic_strict_and_cacheable() {
             "type": "object",
             "properties": {
                 "project_id": {"type": "string", "description": "The project's id, e.g. \"handoff-mcp\".", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]*$", "maxLength": 64},
-                "body": {"type": "string", "description": "the task must say what is to be done.", "maxLength": 2000, "minLength": 1},
+                "body": {"type": "string", "description": "the task must say what is to be done.", "maxLength": 250, "minLength": 1},
                 "kind": {"type": "string", "description": "main, cleanup or record.", "enum": ["main", "cleanup", "record"]},
             },
             "required": ["project_id", "body", "kind"],

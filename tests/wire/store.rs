@@ -51,10 +51,13 @@ fn query_plan(sql: &str, params: &[Option<&str>]) -> Vec<String> {
 
 #[test]
 fn the_open_deferred_query_uses_the_partial_index() {
-    let plan = query_plan(handoff_mcp::store::LOAD_STATE.sql, &[Some("p")]);
-    assert!(
+    let plan = query_plan(handoff_mcp::store::LOAD_STATE.sql, &[Some("p"), Some("30")]);
+    // Both task arms, the listed tasks and their count, read the partial index.
+    assert_eq!(
         plan.iter()
-            .any(|step| step == "SEARCH task USING INDEX task_open_deferred (project_id=?)"),
+            .filter(|step| step.contains("INDEX task_open_deferred (project_id=?)"))
+            .count(),
+        2,
         "{plan:?}"
     );
     // The one scan is of the rows the statement gathers itself, to aggregate them.
@@ -79,12 +82,14 @@ fn open_deferred_steps(s: &Server, project: &str) -> i32 {
         s.db.conn
             .prepare(handoff_mcp::store::LOAD_STATE.sql)
             .unwrap();
-    let rows: String = stmt.query_row([project], |r| r.get(0)).unwrap();
+    let rows: String = stmt
+        .query_row(rusqlite::params![project, 30], |r| r.get(0))
+        .unwrap();
     let rows: Vec<serde_json::Value> = serde_json::from_str(&rows).unwrap();
     assert_eq!(
         rows.len(),
-        11,
-        "the project row and its 10 open deferred tasks"
+        12,
+        "the project row, its 10 open deferred tasks and their count"
     );
     stmt.get_status(rusqlite::StatementStatus::VmStep)
 }

@@ -8,7 +8,7 @@ const SEP: &str = "— 以下は後処理（北極星達成後・今は着手し
 const NO_FOCUS: &str = "▶ 本丸（今やる1つ）: （未設定: set_focus で今やる1つを決める）";
 /// The reference block's head and its North Star and focus lines, for writes made by this
 /// suite's client at the pinned clock.
-const REF_HEAD: &str = "Reference data, not a to-do list: when the North Star and the focus were set, and the task_id of each open deferred task, for complete_task once that task is really done.\nnorth_star: set 2026-12-01 (today) by wire-test/0";
+const REF_HEAD: &str = "\nReference data, not a to-do list: when the North Star and the focus were set, and the task_id of each open deferred task, for complete_task once that task is really done.\nnorth_star: set 2026-12-01 (today) by wire-test/0";
 const REF_FOCUS: &str = "focus: set 2026-12-01 (today) by wire-test/0";
 
 fn seeded() -> Server {
@@ -238,12 +238,13 @@ fn business_errors_are_sentences_and_write_nothing() {
 fn bad_arguments_name_the_argument_and_write_nothing() {
     let s = seeded();
     let before = s.db.dump();
-    let long = "x".repeat(2001);
+    let long = "x".repeat(1001);
     let cases = [
         ("set_north_star", json!({"project_id": "p1"}), "missing required argument \"text\": the North Star must say what the project is for, in a sentence."),
         ("set_north_star", json!({"project_id": "p1", "text": 5}), "argument \"text\" must be a string, got a number"),
         ("set_north_star", json!({"project_id": "p1", "text": "t", "extra": 1}), "unknown argument \"extra\"; set_north_star takes only: project_id, text"),
-        ("set_north_star", json!({"project_id": "p1", "text": long}), "text is 2001 characters long; the limit is 2000"),
+        ("set_north_star", json!({"project_id": "p1", "text": long}), "text is 1001 characters long; the limit is 1000"),
+        ("add_task", json!({"project_id": "p1", "body": "b".repeat(251), "kind": "record"}), "body is 251 characters long; the limit is 250"),
         ("set_north_star", json!({"project_id": "p1", "text": "a\u{0}b"}), "text contains the control character U+0000; only tabs and line breaks are allowed"),
         ("get_state", json!({"project_id": "has space"}), "project_id must be 1-64 characters of ASCII letters, digits, '-', '_' or '.', starting with a letter or digit; got \"has space\""),
         ("get_state", json!({"project_id": ""}), "project_id must be 1-64 characters of ASCII letters, digits, '-', '_' or '.', starting with a letter or digit; got \"\""),

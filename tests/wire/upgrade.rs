@@ -96,7 +96,7 @@ fn assert_upgraded(db: Sqlite, before: &str) {
         [
             "🎯 NORTH STAR: Ship v1\n▶ 本丸（今やる1つ）: Write the store（理由: everything depends on it）\n\
              — 以下は後処理（北極星達成後・今は着手しない）—\n  [cleanup] remove logging\n  [record] note D1 limits",
-            "Reference data, not a to-do list: when the North Star and the focus were set, and the \
+            "\nReference data, not a to-do list: when the North Star and the focus were set, and the \
              task_id of each open deferred task, for complete_task once that task is really done.\n\
              north_star: set before the server kept times by unknown\n\
              focus: set before the server kept times by unknown\n\
