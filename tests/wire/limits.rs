@@ -117,20 +117,27 @@ fn a_project_at_every_cap_reads_whole_within_the_budget() {
     }
 }
 
+/// A project "p" with `n` open deferred tasks `old-1`… of this kind, their bodies the SQL
+/// expression given (of `i`), written straight into SQLite as a server before the caps could.
+fn written_before_the_caps(n: u32, body: &str, kind: &str) -> Server {
+    let s = Server::new();
+    project(&s, "p");
+    s.db.conn
+        .execute_batch(&format!(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {n})
+             INSERT INTO task (id, project_id, body, kind, demoted, status)
+             SELECT 'old-' || i, 'p', {body}, '{kind}', 1, 'open' FROM n;"
+        ))
+        .unwrap();
+    s
+}
+
 /// A project filled before the caps existed (here 100 open deferred tasks of 2,000 characters,
 /// written straight into SQLite) still reads: get_state lists what fits, oldest first, ends
 /// each list with one fixed line counting the rest, and gives the id of every task it lists.
 #[test]
 fn a_project_over_the_caps_lists_what_fits_and_counts_the_rest() {
-    let s = Server::new();
-    project(&s, "p");
-    s.db.conn
-        .execute_batch(
-            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100)
-             INSERT INTO task (id, project_id, body, kind, demoted, status)
-             SELECT 'old-' || i, 'p', 'b' || i || ' ' || hex(zeroblob(999)), 'record', 1, 'open' FROM n;",
-        )
-        .unwrap();
+    let s = written_before_the_caps(100, "'b' || i || ' ' || hex(zeroblob(999))", "record");
     let texts = s.state_texts("p");
     let chars: usize = texts.iter().map(|t| t.chars().count()).sum();
     assert!(chars <= 24_000, "{chars} characters");
@@ -158,15 +165,7 @@ fn a_project_over_the_caps_lists_what_fits_and_counts_the_rest() {
     );
 
     // Short tasks: the list stops at the cap of 30, whatever fits.
-    let s = Server::new();
-    project(&s, "p");
-    s.db.conn
-        .execute_batch(
-            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)
-             INSERT INTO task (id, project_id, body, kind, demoted, status)
-             SELECT 'old-' || i, 'p', 'short ' || i, 'cleanup', 1, 'open' FROM n;",
-        )
-        .unwrap();
+    let s = written_before_the_caps(40, "'short ' || i", "cleanup");
     let texts = s.state_texts("p");
     let lines: Vec<&str> = texts[0].lines().collect();
     assert_eq!(lines[2], SEP);
