@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use crate::model::{EventKind, Focus, History, Stamp, State, OPEN_DEFERRED_MAX};
+use crate::model::{Event, EventKind, Focus, History, Stamp, State, OPEN_DEFERRED_MAX};
 
 pub const NORTH_STAR_PREFIX: &str = "🎯 NORTH STAR: ";
 pub const FOCUS_PREFIX: &str = "▶ 本丸（今やる1つ）: ";
@@ -235,46 +235,64 @@ pub const NO_TIME: &str = "(time unknown)";
 
 /// The history resource's text: one line per event, newest first, with its UTC time, what
 /// happened, the new value (or the task's body), the why or evidence, and the client's name as
-/// it sent it; then how many older events were left out. Every stored string is folded.
+/// it sent it; then how many older events were left out. Every stored string is folded. The
+/// text stays within `STATE_BUDGET` characters: an event whose line would pass it is left out
+/// with every older one, and counted with them (an event line is at most about 3,100
+/// characters, so a dozen or more always fit).
 pub fn history(history: &History) -> String {
     let mut out = String::with_capacity(128 + 160 * history.events.len());
     out.push_str(HISTORY_HEAD);
     if history.events.is_empty() {
         out.push_str("\n(no events yet)");
     }
-    for event in &history.events {
+    let mut chars = out.chars().count();
+    let mut line = String::with_capacity(256);
+    let mut older = history.older;
+    for (shown, event) in history.events.iter().enumerate() {
+        line.clear();
+        push_event(&mut line, event);
+        let line_chars = line.chars().count() + 1;
+        // Room is kept for the closing count's line.
+        if chars + line_chars + 40 > STATE_BUDGET {
+            older += (history.events.len() - shown) as u64;
+            break;
+        }
         out.push('\n');
-        match event.at_ms {
-            Some(at) => out.push_str(&utc(at)),
-            None => out.push_str(NO_TIME),
-        }
-        out.push_str("  ");
-        let (what, note) = match event.what {
-            EventKind::NorthStar => ("north star set: ".to_owned(), "why"),
-            EventKind::Focus => ("focus set: ".to_owned(), "why"),
-            EventKind::Completed(kind) => {
-                (format!("{} task completed: ", kind.as_str()), "evidence")
-            }
-        };
-        out.push_str(&what);
-        push_inline(&mut out, &event.value);
-        if let Some(text) = &event.note {
-            out.push_str(" — ");
-            out.push_str(note);
-            out.push_str(": ");
-            push_inline(&mut out, text);
-        }
-        if let Some(done_when) = &event.done_when {
-            out.push_str(" — done when: ");
-            push_inline(&mut out, done_when);
-        }
-        out.push_str(" — by ");
-        push_inline(&mut out, &event.client);
+        out.push_str(&line);
+        chars += line_chars;
     }
-    if history.older > 0 {
-        out.push_str(&format!("\n… and {} older events", history.older));
+    if older > 0 {
+        out.push_str(&format!("\n… and {older} older events"));
     }
     out
+}
+
+/// One event's line of the history, without its line break.
+fn push_event(out: &mut String, event: &Event) {
+    match event.at_ms {
+        Some(at) => out.push_str(&utc(at)),
+        None => out.push_str(NO_TIME),
+    }
+    out.push_str("  ");
+    let (what, note) = match event.what {
+        EventKind::NorthStar => ("north star set: ".to_owned(), "why"),
+        EventKind::Focus => ("focus set: ".to_owned(), "why"),
+        EventKind::Completed(kind) => (format!("{} task completed: ", kind.as_str()), "evidence"),
+    };
+    out.push_str(&what);
+    push_inline(out, &event.value);
+    if let Some(text) = &event.note {
+        out.push_str(" — ");
+        out.push_str(note);
+        out.push_str(": ");
+        push_inline(out, text);
+    }
+    if let Some(done_when) = &event.done_when {
+        out.push_str(" — done when: ");
+        push_inline(out, done_when);
+    }
+    out.push_str(" — by ");
+    push_inline(out, &event.client);
 }
 
 /// A caller's input quoted inside a sentence (an error, a refusal): folded as every stored

@@ -274,3 +274,41 @@ fn error_sentences_fold_the_input_they_quote() {
         );
     }
 }
+
+/// The history resource stays within the same budget: with every event at its longest, it shows
+/// the newest that fit and counts all the others, whatever the store's page held.
+#[test]
+fn the_history_shows_what_fits_and_counts_the_rest() {
+    let s = Server::new();
+    project(&s, "p");
+    let long = "史".repeat(998);
+    for i in 0..60 {
+        s.ok(
+            "set_focus",
+            json!({"project_id": "p", "statement": format!("{i:02}{long}"), "why": long.clone(), "done_when": long.clone()}),
+        );
+    }
+    let history = s.read("handoff://projects/p/history");
+    assert!(history.chars().count() <= 24_000, "{}", history.len());
+    let lines: Vec<&str> = history.lines().collect();
+    let shown = lines.len() - 2;
+    assert_eq!(shown, 7, "as many 3,000-character events as fit");
+    assert!(lines[1].contains("focus set: 59史"), "newest first");
+    assert!(lines[shown].contains(&format!("focus set: {}史", 60 - shown)));
+    assert_eq!(
+        lines.last().unwrap(),
+        &format!("… and {} older events", 61 - shown)
+    );
+    // Short events: the store's page of 50 is shown whole, the rest counted.
+    let s = Server::new();
+    project(&s, "p");
+    for i in 0..60 {
+        s.ok(
+            "set_focus",
+            json!({"project_id": "p", "statement": format!("f{i}")}),
+        );
+    }
+    let history = s.read("handoff://projects/p/history");
+    assert_eq!(history.lines().count(), 52);
+    assert!(history.ends_with("\n… and 11 older events"));
+}
