@@ -1,11 +1,14 @@
 //! `application/x-www-form-urlencoded` bodies, decoded strictly: `&`-separated `name=value`
 //! pairs, `+` as a space, `%XX` as one byte, and the bytes must be UTF-8. A malformed escape,
 //! bytes that are not UTF-8, or a name given twice is refused with a sentence naming it,
-//! rather than guessed at. No tool rules here: the decoded fields go to the tool unchanged.
+//! rather than guessed at. The one normalisation: a value's line breaks become LF, since a
+//! browser sends a textarea's as CR LF (and may send a lone CR), so a text typed on a page is
+//! stored as the same text sent over MCP, and a text saved unchanged equals the stored one. No
+//! tool rules here: otherwise the decoded fields go to the tool as they were typed.
 
 use crate::tools::args::preview;
 
-/// The decoded fields, in body order, each name at most once.
+/// The decoded fields, in body order, each name at most once, each value's line breaks LF.
 pub fn decode(body: &[u8]) -> Result<Vec<(String, String)>, String> {
     let mut fields: Vec<(String, String)> = Vec::new();
     // Empty pieces (`a=1&&b=2`, a trailing `&`) carry nothing, as the WHATWG parser has it.
@@ -17,6 +20,7 @@ pub fn decode(body: &[u8]) -> Result<Vec<(String, String)>, String> {
         let name = unescape(name).map_err(|why| format!("a field name {why}"))?;
         let shown = preview(&name);
         let value = unescape(value).map_err(|why| format!("the field \"{shown}\" {why}"))?;
+        let value = lf_line_breaks(&value);
         if fields.iter().any(|(n, _)| *n == name) {
             return Err(format!("the field \"{shown}\" is given twice"));
         }
@@ -45,6 +49,12 @@ fn unescape(raw: &[u8]) -> Result<String, &'static str> {
     String::from_utf8(bytes).map_err(|_| "is not UTF-8")
 }
 
+/// CR LF and a lone CR as LF: the line breaks the HTML form encoding produces, back to the
+/// one line break the tools store.
+fn lf_line_breaks(value: &str) -> String {
+    value.replace("\r\n", "\n").replace('\r', "\n")
+}
+
 fn hex(b: u8) -> Option<u8> {
     char::from(b).to_digit(16).map(|d| d as u8)
 }
@@ -66,10 +76,10 @@ mod tests {
                 ("why".into(), String::new())
             ]
         );
-        // 本丸 🎯, a literal +, CR LF as a browser normalizes a textarea's line breaks.
+        // 本丸 🎯, a literal +, CR LF as a browser sends a textarea's line breaks.
         assert_eq!(
             ok("body=%E6%9C%AC%E4%B8%B8+%F0%9F%8E%AF%2B%0D%0Ax"),
-            [("body".into(), "本丸 🎯+\r\nx".into())]
+            [("body".into(), "本丸 🎯+\nx".into())]
         );
         assert_eq!(ok(""), []);
         assert_eq!(
@@ -78,6 +88,24 @@ mod tests {
         );
         assert_eq!(ok("a=x=y"), [("a".into(), "x=y".into())]);
         assert_eq!(ok("%61%62=%3d"), [("ab".into(), "=".into())]);
+    }
+
+    #[test]
+    fn every_line_break_becomes_lf() {
+        for (raw, value) in [
+            ("a%0D%0Ab", "a\nb"),
+            ("a%0Db", "a\nb"),
+            ("a%0Ab", "a\nb"),
+            ("%0D%0A%0D%0Aa%0D%0D%0A%0A%0D", "\n\na\n\n\n\n"),
+            ("%0D", "\n"),
+            ("a%09b+", "a\tb "),
+        ] {
+            assert_eq!(
+                ok(&format!("x={raw}")),
+                [("x".into(), value.into())],
+                "{raw}"
+            );
+        }
     }
 
     #[test]

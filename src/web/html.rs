@@ -5,7 +5,7 @@
 //! never written into a page). No storage and no HTTP here.
 
 use super::svg;
-use crate::model::{EventKind, Focus, History, Kind, State};
+use crate::model::{Deferred, EventKind, Focus, History, Kind, State};
 use crate::render;
 use crate::store::Summary;
 
@@ -59,12 +59,12 @@ a{color:inherit}nav{font-size:.9rem}\
 pre{white-space:pre-wrap;background:#8881;border:1px solid var(--b);border-radius:.4rem;padding:.6rem;font-size:.85rem;margin:.4rem 0}\
 ul{list-style:none;padding:0;margin:0}\
 li,form{border:1px solid var(--b);border-radius:.5rem;padding:.6rem .8rem;margin:.6rem 0}\
-form li{display:flow-root;border:0;border-top:1px solid var(--b);border-radius:0;margin:0;padding:.5rem 0}\
-form li:first-child{border:0}\
+li form{border:0;padding:0;margin:0}\
 label{display:block;font-weight:600;margin:.5rem 0 .1rem}\
+li label{font-weight:400;font-size:.9rem}\
 input,textarea,select{box-sizing:border-box;width:100%;font:inherit;padding:.35rem}\
 button{font:inherit;padding:.3rem .9rem;margin-top:.6rem}\
-li button{float:right;margin:0 0 0 .6rem}\
+.row{display:flex;gap:.6rem}.row input{flex:1;min-width:0}.row button{margin:0}\
 .m{opacity:.75;font-size:.9rem}.k{font-size:.75rem;border:1px solid var(--b);border-radius:1rem;padding:0 .45rem;margin-right:.35rem}\
 .err{border:2px solid #d33;border-radius:.4rem;padding:.6rem;white-space:pre-wrap}\
 svg{display:block;width:100%;height:auto}\
@@ -95,6 +95,14 @@ pub struct Refused {
 }
 
 impl Refused {
+    /// The value the refused form sent for `name`, if it sent one.
+    fn field(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
     /// What the `tool` form's `name` field shows: the refused value when that form was the one
     /// sent, else `current`.
     fn value<'a>(
@@ -104,11 +112,7 @@ impl Refused {
         current: &'a str,
     ) -> &'a str {
         match refused {
-            Some(r) if r.tool == tool => r
-                .fields
-                .iter()
-                .find(|(n, _)| n == name)
-                .map_or("", |(_, v)| v.as_str()),
+            Some(r) if r.tool == tool => r.field(name).unwrap_or(""),
             _ => current,
         }
     }
@@ -217,35 +221,11 @@ pub fn project(v: &Project<'_>) -> String {
         if s.deferred.is_empty() {
             h.raw("<p class=m>No open deferred tasks.</p>");
         } else {
-            if v.write {
-                h.fill(
-                    "<form method=post action=\"{}projects/{}/complete_task\" data-tool=complete_task>",
-                    &[v.up, id],
-                );
-            }
             h.raw("<ul>");
-            for task in &s.deferred {
-                if v.write {
-                    h.fill(
-                        "<li><button name=task_id value=\"{}\">Complete</button>",
-                        &[&task.id],
-                    );
-                } else {
-                    h.raw("<li>");
-                }
-                h.fill(
-                    "<span class=k>{}</span>{}</li>",
-                    &[task.kind.as_str(), &task.body],
-                );
+            for (n, task) in (1..).zip(&s.deferred) {
+                deferred_task(h, v, n, task);
             }
             h.raw("</ul>");
-            if v.write {
-                h.fill(
-                    "<label for=ev>Evidence (optional): what shows it is done</label>\
-                     <input id=ev name=evidence value=\"{}\"></form>",
-                    &[Refused::value(v.refused, "complete_task", "evidence", "")],
-                );
-            }
         }
         history(h, v.history, v.now_ms);
         if !v.write {
@@ -254,6 +234,8 @@ pub fn project(v: &Project<'_>) -> String {
         let value = |tool, name, current| Refused::value(v.refused, tool, name, current);
         let focus = s.focus.as_ref();
         let focus_text = |f: fn(&Focus) -> Option<&str>| focus.and_then(f).unwrap_or("");
+        // Every text a tool keeps may hold line breaks, so each is a textarea (an input would
+        // drop them), opened with a line break of its own as a <pre> is above.
         h.fill(
             "<h2>Change</h2>\
              <form method=post action=\"{}projects/{}/set_north_star\" data-tool=set_north_star>\
@@ -261,9 +243,10 @@ pub fn project(v: &Project<'_>) -> String {
              <button>Set North Star</button></form>\
              <form method=post action=\"{}projects/{}/set_focus\" data-tool=set_focus>\
              <label for=fs>▶ Focus (本丸): the one thing to do now</label>\
-             <input id=fs name=statement required value=\"{}\">\
-             <label for=fw>Why (optional)</label><input id=fw name=why value=\"{}\">\
-             <label for=fd>Done when (optional)</label><input id=fd name=done_when value=\"{}\">\
+             <textarea id=fs name=statement rows=2 required>\n{}</textarea>\
+             <label for=fw>Why (optional)</label><textarea id=fw name=why rows=2>\n{}</textarea>\
+             <label for=fd>Done when (optional)</label>\
+             <textarea id=fd name=done_when rows=2>\n{}</textarea>\
              <button>Set focus</button></form>\
              <form method=post action=\"{}projects/{}/add_task\" data-tool=add_task>\
              <label for=tb>New task</label><textarea id=tb name=body rows=2 required>\n{}</textarea>\
@@ -292,6 +275,37 @@ pub fn project(v: &Project<'_>) -> String {
         }
         h.raw("</select><button>Add task</button></form>");
     })
+}
+
+/// The `n`th deferred task's row: its kind and body and, when the page writes, its own
+/// complete_task form. The row's form carries its task id and its evidence, so Enter in its
+/// field, like its button, completes that task and no other.
+fn deferred_task(h: &mut Html, v: &Project<'_>, n: u32, task: &Deferred) {
+    h.fill(
+        "<li><span class=k>{}</span>{}",
+        &[task.kind.as_str(), &task.body],
+    );
+    if v.write {
+        // The evidence field refills only in the row whose post was refused.
+        let sent = v.refused.filter(|r| r.field("task_id") == Some(&task.id));
+        let n = n.to_string();
+        h.fill(
+            "<form method=post action=\"{}projects/{}/complete_task\" data-tool=complete_task>\
+             <input type=hidden name=task_id value=\"{}\">\
+             <label for=ev{}>Evidence (optional): what shows it is done</label>\
+             <div class=row><input id=ev{} name=evidence value=\"{}\">\
+             <button>Complete</button></div></form>",
+            &[
+                v.up,
+                &v.state.project_id,
+                &task.id,
+                &n,
+                &n,
+                Refused::value(sent, "complete_task", "evidence", ""),
+            ],
+        );
+    }
+    h.raw("</li>");
 }
 
 /// The history: the focus timeline, then the history resource's text (every event newest

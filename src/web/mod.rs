@@ -191,6 +191,18 @@ fn access(caller: &Caller, project: &str) -> Access {
     }
 }
 
+impl Access {
+    /// The scope a form of `project`'s page runs its tool with: that project alone, whatever
+    /// else the credential reaches. A form acts on the project in its URL, so a task id of
+    /// another project posted there is, to complete_task, a task that does not exist.
+    fn form_scope(&self, project: &str) -> Scope {
+        Scope::Project {
+            id: project.to_owned(),
+            write: self.write,
+        }
+    }
+}
+
 /// An HTML response with the web headers.
 fn html(status: u16, body: String) -> Response {
     Response {
@@ -302,15 +314,16 @@ enum Posted {
 }
 
 /// Runs a form post: the body decoded strictly, the tool called with the fields as its
-/// arguments and the project id from the URL, then a 303 back to the project's page, or the
-/// page again showing the tool's refusal.
+/// arguments and the project id from the URL, within that project alone (`form_scope`), then a
+/// 303 back to the project's page, or the page again showing the tool's refusal.
 async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Result<Posted, Error> {
     if body.len() > MAX_BODY_BYTES {
         return Err(Error::TooLarge {
             limit: MAX_BODY_BYTES,
         });
     }
-    if !access(&ctx.caller, project_id).read {
+    let access = access(&ctx.caller, project_id);
+    if !access.read {
         return Ok(Posted::Refused(None));
     }
     let fields = form::decode(body)
@@ -330,6 +343,7 @@ async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Resul
     }
     let ctx = Ctx {
         caller: Caller {
+            scope: access.form_scope(project_id),
             client_info: Some(CLIENT.into()),
             ..ctx.caller.clone()
         },

@@ -1,7 +1,9 @@
 // The human view in a real browser: headless Chromium (Debian's) driven by playwright-core against
 // a running handoff-mcp. Usage: node tests/browser/check.js http://127.0.0.1:PORT/<token> OUT_DIR
 // (scripts/browser sets PLAYWRIGHT_CORE and CHROMIUM_BIN). It opens the list and a project, submits
-// every form and checks each change through MCP get_state (raw JSON-RPC); it stores hostile strings
+// every form and checks each change through MCP get_state (raw JSON-RPC); it presses Enter in each
+// text field (a textarea keeps the line break, a task row's evidence submits that row alone) and
+// saves forms unchanged (no history event); it stores hostile strings
 // and checks that no element or dialog comes of them; it checks the security headers and that
 // posts from other origins are refused; it iframes the MCP Apps card in a test host that speaks
 // the extension's postMessage protocol. Screenshots go to OUT_DIR. Prints one line per check and
@@ -24,7 +26,7 @@ const HEADERS = {
     "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   "referrer-policy": "same-origin",
   "cache-control": "no-store",
-      "x-content-type-options": "nosniff",
+  "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
 };
 const XSS = {
@@ -58,14 +60,17 @@ const call = (name, args) => rpc("tools/call", { name, arguments: args });
 const stateTexts = async (id) => (await call("get_state", { project_id: id })).content.map((c) => c.text);
 const history = async (id) => (await rpc("resources/read", { uri: `handoff://projects/${id}/history` })).contents[0].text;
 
-/// Submits the form of `tool` on the current page by its button (`button` narrows it), and
-/// returns [the POST's response, the page's final response].
-async function submit(page, tool, button = "button") {
+/// Submits a form of the current page by doing `act` to the element `selector` (a click, or a
+/// key such as Enter), and returns [the POST's response, the page's final response].
+async function submitBy(page, selector, act = (s) => page.click(s)) {
   const posted = page.waitForResponse((r) => r.request().method() === "POST", { timeout: 10000 });
   const landed = page.waitForNavigation({ timeout: 10000 });
-  await page.click(`form[data-tool=${tool}] ${button}`);
+  await Promise.all([posted, landed, act(selector)]);
   return [await posted, await landed];
 }
+
+/// Submits the form of `tool` on the current page by its button.
+const submit = (page, tool) => submitBy(page, `form[data-tool=${tool}] button`);
 
 async function main() {
   fs.mkdirSync(out, { recursive: true });
@@ -73,6 +78,7 @@ async function main() {
   await call("set_focus", { project_id: project, statement: "本丸: the project page", why: "people glance at it" });
   await call("add_task", { project_id: project, body: "Remove the debug logging 🧹", kind: "cleanup" });
   await call("add_task", { project_id: project, body: "Note the D1 batch limits", kind: "record" });
+  await call("add_task", { project_id: project, body: "Drop the old fixtures", kind: "cleanup" });
 
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_BIN,
@@ -97,49 +103,108 @@ async function main() {
     for (const [name, value] of Object.entries(HEADERS)) check(`header ${name}: ${value}`, headers[name] === value, headers[name]);
     const row = page.locator("li", { has: page.locator(`a[href="./projects/${project}"]`) });
     const rowText = await row.innerText();
-    check("the list shows the project's North Star, focus, age and counts", rowText.includes("🎯 Ship the human view 🎯 of handoff-mcp") && rowText.includes("▶ 本丸: the project page") && /focus set (just now|\d+ min ago)/.test(rowText) && rowText.includes("1 cleanup · 1 record"), rowText);
+    check("the list shows the project's North Star, focus, age and counts", rowText.includes("🎯 Ship the human view 🎯 of handoff-mcp") && rowText.includes("▶ 本丸: the project page") && /focus set (just now|\d+ min ago)/.test(rowText) && rowText.includes("2 cleanup · 1 record"), rowText);
     check("the page holds no token", !(await page.content()).includes(new URL(base).pathname.slice(1)));
 
     // The project page, reached by its link, shows what the model sees.
     await Promise.all([page.waitForNavigation(), row.locator("a").click()]);
     check("the link leads to the project page", page.url() === `${base}/projects/${project}`, page.url());
     const model = await stateTexts(project);
-        const pres = await page.$$eval("pre", (els) => els.map((e) => e.textContent));
+    const pres = await page.$$eval("pre", (els) => els.map((e) => e.textContent));
     check("the page shows get_state's two texts as the model gets them", JSON.stringify(pres.slice(0, 2)) === JSON.stringify(model), JSON.stringify(pres));
     check("the page shows the history resource's text", pres[2] === (await history(project)), pres[2]);
-    const labels = await page.$$eval("input, textarea, select", (els) => els.filter((e) => !e.labels || e.labels.length === 0).map((e) => e.name));
+    const labels = await page.$$eval("input:not([type=hidden]), textarea, select", (els) => els.filter((e) => !e.labels || e.labels.length === 0).map((e) => e.name));
     check("every field has a real <label>", labels.length === 0, labels.join(","));
     await page.screenshot({ path: path.join(out, "project-desktop.png"), fullPage: true });
 
-    // Each form is its tool.
-    let [posted, landed] = await (async () => {
-      await page.fill("form[data-tool=set_north_star] textarea[name=text]", "Ship the human view of handoff-mcp, tested in a browser");
-      return submit(page, "set_north_star");
-    })();
+    // Each form is its tool. A textarea keeps the line breaks typed into it: Enter there is a
+    // line break and posts nothing.
+    const posts = [];
+    page.on("request", (r) => {
+      if (r.method() === "POST") posts.push(r.postData());
+    });
+    /// Types `lines` into the empty field `selector`, pressing Enter between them, and checks
+    /// that no Enter posted anything and the field holds the lines.
+    async function typeLines(selector, lines) {
+      const sent = posts.length;
+      await page.fill(selector, "");
+      await page.focus(selector);
+      for (const [i, line] of lines.entries()) {
+        if (i) await page.keyboard.press("Enter");
+        if (line) await page.keyboard.type(line);
+      }
+      const value = await page.inputValue(selector);
+      check(`Enter in ${selector} is a line break and posts nothing`, posts.length === sent && value === lines.join("\n"), `${posts.length - sent} posts, ${JSON.stringify(value)}`);
+    }
+    /// get_state's text with every run of white space as one space, as a line of it shows a
+    /// multi-line text.
+    const flat = (text) => text.replace(/\s+/g, " ");
+
+    const northStar = ["Ship the human view of handoff-mcp,", "tested in a browser"];
+    await typeLines("#ns", northStar);
+    let [posted, landed] = await submit(page, "set_north_star");
     const sent = await posted.request().allHeaders();
     check("a form posts with our own Origin under referrer policy same-origin", sent.origin === origin && sent["sec-fetch-site"] === "same-origin", `origin=${sent.origin} sec-fetch-site=${sent["sec-fetch-site"]}`);
     check("set_north_star: 303 back to the page", posted.status() === 303 && landed.status() === 200 && page.url() === `${base}/projects/${project}`, `${posted.status()} ${page.url()}`);
-    check("set_north_star: get_state shows it", (await stateTexts(project))[0].startsWith("🎯 NORTH STAR: Ship the human view of handoff-mcp, tested in a browser\n"));
+    check("set_north_star: a line break is sent as CR LF", posted.request().postData().includes("%2C%0D%0Atested"), posted.request().postData());
+    check("set_north_star: get_state shows it", flat((await stateTexts(project))[0]).startsWith(`🎯 NORTH STAR: ${northStar.join(" ")} `));
+    check("set_north_star: the page shows it again with its line break", (await page.inputValue("#ns")) === northStar.join("\n"), await page.inputValue("#ns"));
 
-    await page.fill("#fs", "Write the browser test");
-    await page.fill("#fw", "the pages must work for real");
-    await page.fill("#fd", "scripts/test passes");
+    const focus = { "#fs": ["Write the browser test", "for every form"], "#fw": ["the pages must work for real", "", "with JavaScript off"], "#fd": ["scripts/test passes", ""] };
+    for (const [selector, lines] of Object.entries(focus)) await typeLines(selector, lines);
     [posted] = await submit(page, "set_focus");
-    const afterFocus = await stateTexts(project);
-    check("set_focus: get_state shows the focus and its exit criterion", posted.status() === 303 && afterFocus[0].split("\n")[1] === "▶ 本丸（今やる1つ）: Write the browser test（理由: the pages must work for real）" && afterFocus[1].includes("scripts/test passes"), afterFocus.join("\n"));
+    const afterFocus = (await stateTexts(project)).map(flat);
+    check("set_focus: get_state shows the focus and its exit criterion", posted.status() === 303 && afterFocus[0].includes("▶ 本丸（今やる1つ）: Write the browser test for every form（理由: the pages must work for real with JavaScript off）") && afterFocus[1].includes("scripts/test passes"), afterFocus.join("\n"));
+    for (const [selector, lines] of Object.entries(focus)) {
+      const value = await page.inputValue(selector);
+      check(`set_focus: ${selector} comes back as typed, line breaks included`, value === lines.join("\n"), JSON.stringify(value));
+    }
 
-    await page.fill("#tb", "Screenshot for the README 📸");
+    // Saving a form unchanged is no change: the history gains no event.
+    const unchanged = await history(project);
+    for (const tool of ["set_north_star", "set_focus"]) {
+      [posted] = await submit(page, tool);
+      check(`${tool}: saved unchanged, 303 and no event in the history`, posted.status() === 303 && (await history(project)) === unchanged, await history(project));
+    }
+
+    const task = ["Screenshot for the README 📸", "at 375 px too"];
+    await typeLines("#tb", task);
     await page.selectOption("#tk", "record");
     [posted] = await submit(page, "add_task");
-    check("add_task: get_state lists the new task", posted.status() === 303 && (await stateTexts(project))[0].includes("\n  [record] Screenshot for the README 📸"));
+    check("add_task: get_state lists the new task", posted.status() === 303 && flat((await stateTexts(project))[0]).includes(`[record] ${task.join(" ")}`));
+    await call("add_task", { project_id: project, body: task.join("\n"), kind: "record" });
+    const screenshots = (await stateTexts(project))[1].split("\n").filter((l) => l.includes("Screenshot"));
+    check("add_task: the same body over MCP is the same task", screenshots.length === 1, screenshots.join("\n"));
 
-    await page.fill("#ev", "checked in the browser");
-    const cleanup = page.locator("form[data-tool=complete_task] li", { hasText: "Remove the debug logging" });
-    [posted] = await submit(page, "complete_task", `li:has-text("Remove the debug logging") button`);
+    // Each task row is its own form: Enter in a row's evidence field completes that row's task
+    // and no other, with that row's evidence, whatever is typed in the other rows.
+    const taskId = async (body) => (await stateTexts(project))[1].split("\n").find((l) => l.includes(body)).match(/task_id=(\S+)/)[1];
+    const taskIdOf = {};
+    for (const body of ["Remove the debug logging", "Note the D1 batch limits", "Drop the old fixtures"]) taskIdOf[body] = await taskId(body);
+    const rowForm = (body) => `form[data-tool=complete_task]:has(input[name=task_id][value="${taskIdOf[body]}"])`;
+    for (const [body, evidence] of [["Note the D1 batch limits", "pressed Enter in its row"], ["Drop the old fixtures", "pressed Enter in the next row"]]) {
+      await page.fill(`${rowForm("Remove the debug logging")} input[name=evidence]`, "typed in another row");
+      await page.fill(`${rowForm(body)} input[name=evidence]`, evidence);
+      [posted] = await submitBy(page, `${rowForm(body)} input[name=evidence]`, (s) => page.press(s, "Enter"));
+      const form = new URLSearchParams(posted.request().postData());
+      const after = (await stateTexts(project))[0];
+      check(`complete_task: Enter in the evidence of "${body}" posts that row alone`, JSON.stringify([...form]) === JSON.stringify([["task_id", taskIdOf[body]], ["evidence", evidence]]), posted.request().postData());
+      check(`complete_task: Enter completes "${body}" and no other task`, posted.status() === 303 && !after.includes(body) && after.includes("Remove the debug logging"), after);
+    }
+    await page.fill(`${rowForm("Remove the debug logging")} input[name=evidence]`, "checked in the browser");
+    [posted] = await submitBy(page, `${rowForm("Remove the debug logging")} button`);
     const afterComplete = (await stateTexts(project))[0];
-    check("complete_task: get_state no longer lists the task", posted.status() === 303 && !afterComplete.includes("Remove the debug logging") && (await cleanup.count()) === 0, afterComplete);
+    check("complete_task: its button completes its own task", posted.status() === 303 && !afterComplete.includes("Remove the debug logging") && afterComplete.includes("Screenshot for the README") && (await page.locator("li", { hasText: "Remove the debug logging" }).count()) === 0, afterComplete);
     const log = await history(project);
-    check("the history attributes the form writes to web", log.includes("cleanup task completed: Remove the debug logging 🧹 — evidence: checked in the browser — by web") && log.includes("focus set: Write the browser test") && log.split("\n").filter((l) => l.endsWith("— by web")).length === 3, log);
+    check(
+      "the history attributes the form writes to web, each completion with its row's evidence",
+      log.includes("cleanup task completed: Remove the debug logging 🧹 — evidence: checked in the browser — by web") &&
+        log.includes("record task completed: Note the D1 batch limits — evidence: pressed Enter in its row — by web") &&
+        log.includes("cleanup task completed: Drop the old fixtures — evidence: pressed Enter in the next row — by web") &&
+        log.includes("focus set: Write the browser test") &&
+        log.split("\n").filter((l) => l.endsWith("— by web")).length === 5,
+      log,
+    );
     check("the page draws the focus changes", (await page.locator("svg rect").count()) === 2);
 
     // A refusal shows the tool's own sentence and writes nothing.
@@ -177,9 +242,9 @@ async function main() {
       check(`hostile strings on ${url.replace(base, "")} make no element or handler`, found.elements === 0 && found.handlers === 0, JSON.stringify(found).slice(0, 200));
       check(`hostile strings on ${url.replace(base, "")} show as their characters`, shown.every((s) => found.text.includes(s)), shown.filter((s) => !found.text.includes(s)).join(" | "));
     }
-        const textarea = await page.inputValue("#fw");
+    const textarea = await page.inputValue("#fw");
     check("a hostile value refills its field verbatim", textarea === XSS.why, textarea);
-    
+
 
     // Posts from other origins: a page on another site, and an opaque (data:) one.
     const beforeForeign = await stateTexts(project);
@@ -204,7 +269,7 @@ async function main() {
       r.fulfill({ contentType: "text/html", body: host, headers: { "content-security-policy": "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none'; object-src 'none'" } }),
     );
     for (const [id, expected] of [
-      [project, { ns: "🎯 Ship the human view of handoff-mcp, tested in a browser", tasks: 2 }],
+      [project, { ns: "🎯 Ship the human view of handoff-mcp, tested in a browser", tasks: 1 }],
       [hostile, { ns: `🎯 ${XSS.northStar}`, tasks: 1 }],
     ]) {
       const args = { project_id: id };
@@ -228,7 +293,7 @@ async function main() {
       check(`card ${id}: answers ui/resource-teardown`, messages.some((m) => m.id === 99 && m.result && !m.method), methods.join(","));
       if (id === project) await page.screenshot({ path: path.join(out, "card.png") });
     }
-        const leading = "\n\nStarts with two line breaks";
+    const leading = "\n\nStarts with two line breaks";
     await call("set_north_star", { project_id: hostile, text: leading });
     await page.goto(`${base}/projects/${hostile}`);
     const ns = await page.inputValue("#ns");

@@ -17,7 +17,7 @@ const HEADERS: [(&str, &str); 6] = [
     ),
     ("referrer-policy", "same-origin"),
     ("cache-control", "no-store"),
-            ("x-content-type-options", "nosniff"),
+    ("x-content-type-options", "nosniff"),
     ("x-frame-options", "DENY"),
 ];
 
@@ -33,6 +33,13 @@ fn post(s: &Server, path: &str, body: &str) -> Reply {
         &[("Origin", ORIGIN), ("Content-Type", FORM)],
         body.as_bytes(),
     )
+}
+
+/// A form post that the tool carries out: the 303 back to the page.
+fn written(s: &Server, path: &str, body: &str) -> Reply {
+    let reply = post(s, path, body);
+    assert_eq!(reply.status, 303, "{path} {body}: {}", reply.body);
+    reply
 }
 
 fn page(path: &str) -> String {
@@ -246,18 +253,19 @@ fn the_project_page_shows_what_the_model_sees() {
             "{text}"
         );
     }
-    // Each open deferred task has its complete button, carrying the id the tool takes.
+    // Each open deferred task has its complete form, carrying the id the tool takes.
     for (id, body) in [
         ("task-1", "Remove debug logs"),
         ("task-2", "Note D1 limits"),
     ] {
-        assert!(reply.body.contains(&format!(
-            "<button name=task_id value=\"{id}\">Complete</button>"
-        )));
+        assert!(reply
+            .body
+            .contains(&format!("<input type=hidden name=task_id value=\"{id}\">")));
         assert!(reply.body.contains(body));
     }
     // The forms start from the current values.
     assert!(reply.body.contains(">\nShip v1 🎯</textarea>"));
+    assert!(reply.body.contains(">\n本丸: the store</textarea>"));
     // A refused add_task keeps its kind selected, and only that one.
     let reply = post(&s, &page("projects/p1/add_task"), "body=+&kind=record");
     assert_eq!(reply.status, 422);
@@ -272,8 +280,12 @@ fn the_project_page_shows_what_the_model_sees() {
         "{}",
         reply.body
     );
-    assert!(reply.body.contains("value=\"本丸: the store\""));
-    assert!(reply.body.contains("value=\"all depends on it\""));
+    assert!(reply
+        .body
+        .contains("name=statement rows=2 required>\n本丸: the store</textarea>"));
+    assert!(reply
+        .body
+        .contains("name=why rows=2>\nall depends on it</textarea>"));
 }
 
 /// The forms of a page: each `data-tool` with the names of its fields, in order.
@@ -322,9 +334,16 @@ fn each_form_is_a_write_tool_with_its_argument_names() {
     };
     let project = forms(&get(&s, &page("projects/p1")).body);
     let tools: Vec<&str> = project.iter().map(|(t, _)| t.as_str()).collect();
+    // One complete_task form per open deferred task, then one form per other write tool.
     assert_eq!(
         tools,
-        ["complete_task", "set_north_star", "set_focus", "add_task"]
+        [
+            "complete_task",
+            "complete_task",
+            "set_north_star",
+            "set_focus",
+            "add_task"
+        ]
     );
     for (tool, names) in &project {
         // The project id sits in the action URL; every other argument is a visible field.
@@ -355,8 +374,7 @@ fn forms_run_the_tools_and_redirect_back() {
         ),
         ("complete_task", "task_id=task-1"),
     ] {
-        let reply = post(&s, &page(&format!("projects/p1/{tool}")), body);
-        assert_eq!(reply.status, 303, "{tool}: {}", reply.body);
+        let reply = written(&s, &page(&format!("projects/p1/{tool}")), body);
         assert_eq!(reply.header("location"), Some(back));
         assert_web_headers(&reply, &["location"]);
         assert_eq!(reply.body, "");
@@ -367,10 +385,10 @@ fn forms_run_the_tools_and_redirect_back() {
         "🎯 NORTH STAR: Ship v2 — 本丸\n▶ 本丸（今やる1つ）: Write the pages\n\
          — 以下は後処理（北極星達成後・今は着手しない）—\n  [record] Note D1 limits\n  [record] Screenshot 🎯 for the README"
     );
-    // Stored exactly as typed: the form's CR LF is the tool's to keep.
+    // Stored as typed, the line break the browser sent as CR LF as the LF it was.
     assert_eq!(
         s.db.stored("SELECT body FROM task WHERE id = 'task-3'"),
-        "Screenshot 🎯\r\nfor the README"
+        "Screenshot 🎯\nfor the README"
     );
 }
 
@@ -435,8 +453,12 @@ fn a_refusal_shows_the_tool_s_sentence_and_writes_nothing() {
         &page("projects/p1/set_focus"),
         "statement=+&why=%3Cb%3E",
     );
-    assert!(reply.body.contains("name=statement required value=\" \""));
-    assert!(reply.body.contains("name=why value=\"&lt;b&gt;\""));
+    assert!(reply
+        .body
+        .contains("name=statement rows=2 required>\n </textarea>"));
+    assert!(reply
+        .body
+        .contains("name=why rows=2>\n&lt;b&gt;</textarea>"));
     assert!(reply.body.contains(">\nShip v1 🎯</textarea>"));
     // Relative links still lead back, one level further up.
     assert!(reply
@@ -552,9 +574,9 @@ fn stored_strings_are_only_ever_text() {
         assert!(reply.body.contains(&escaped(hostile)), "{path}");
     }
     let project = get(&s, &page("projects/p1")).body;
-    assert!(project.contains("</span>&lt;svg onload=alert(3)&gt;&amp;amp;</li>"));
-    assert!(project.contains("value=\"&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;\""));
-    assert!(project.contains("value=\"&lt;/textarea&gt;&lt;b&gt;x&#39;\""));
+    assert!(project.contains("</span>&lt;svg onload=alert(3)&gt;&amp;amp;<form "));
+    assert!(project.contains(">\n&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;</textarea>"));
+    assert!(project.contains(">\n&lt;/textarea&gt;&lt;b&gt;x&#39;</textarea>"));
     assert!(project.contains(">\n&lt;img src=x onerror=alert(1)&gt;</textarea>"));
 }
 
@@ -641,19 +663,17 @@ fn form_writes_are_attributed_to_web_and_drawn_in_the_history() {
     let s = seeded();
     let hour = 3_600_000;
     s.now.set(s.now.get() + 2 * hour);
-    let reply = post(
+    written(
         &s,
         &page("projects/p1/set_focus"),
         "statement=Ship+the+pages&why=asked+for&done_when=the+browser+test+passes",
     );
-    assert_eq!(reply.status, 303, "{}", reply.body);
     s.now.set(s.now.get() + hour);
-    let reply = post(
+    written(
         &s,
         &page("projects/p1/complete_task"),
         "task_id=task-1&evidence=commit+abc",
     );
-    assert_eq!(reply.status, 303, "{}", reply.body);
     let history = s.read("handoff://projects/p1/history");
     assert!(
         history.contains(
@@ -674,7 +694,7 @@ fn form_writes_are_attributed_to_web_and_drawn_in_the_history() {
     assert!(bars[1].contains("<title>2026-12-01 10:00 UTC: Ship the pages</title>"));
     // The history resource's text, exactly as a model reading it gets it.
     assert!(page_body.contains(&format!("<pre>\n{}</pre>", escaped(&history))));
-    assert!(page_body.contains("name=done_when value=\"the browser test passes\""));
+    assert!(page_body.contains("name=done_when rows=2>\nthe browser test passes</textarea>"));
     // The list says how long ago the focus was set, by the server's clock.
     s.now.set(s.now.get() + 2 * hour);
     assert!(get(&s, &page(""))
@@ -731,4 +751,278 @@ fn scoped_and_read_only_tokens_see_only_their_project_and_read_only_pages_have_n
     let written = post(&s, "/rw-tok/projects/p1/set_focus", "statement=s");
     assert_eq!(written.status, 303);
     assert!(s.state_text("p1").contains("▶ 本丸（今やる1つ）: s"));
+}
+
+/// A form body as a browser encodes it: each line break of a field as CR LF (the form
+/// encoding's rule for a textarea's value), every byte but the unreserved ones as `%XX`, a
+/// space as `+`.
+fn encoded(fields: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    for (name, value) in fields {
+        if !out.is_empty() {
+            out.push('&');
+        }
+        out.push_str(name);
+        out.push('=');
+        for b in value.replace('\n', "\r\n").bytes() {
+            match b {
+                b' ' => out.push('+'),
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => {
+                    out.push(char::from(b))
+                }
+                other => out.push_str(&format!("%{other:02X}")),
+            }
+        }
+    }
+    out
+}
+
+/// The text a browser puts in the page's textarea `id`: its content with the one line break
+/// after the tag dropped (as the HTML parser drops it) and the escapes undone.
+fn textarea(body: &str, id: &str) -> String {
+    let start = body
+        .find(&format!("<textarea id={id} "))
+        .unwrap_or_else(|| panic!("no textarea {id}"));
+    let content = &body[start..];
+    let content = &content[content.find('>').unwrap() + 1..content.find("</textarea>").unwrap()];
+    content
+        .strip_prefix('\n')
+        .unwrap_or(content)
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// Sets p1's North Star and its focus (statement, why, done when) over MCP.
+fn set_over_mcp(s: &Server, north_star: &str, [statement, why, done_when]: [&str; 3]) {
+    s.ok(
+        "set_north_star",
+        json!({"project_id": "p1", "text": north_star}),
+    );
+    s.ok(
+        "set_focus",
+        json!({"project_id": "p1", "statement": statement, "why": why, "done_when": done_when}),
+    );
+}
+
+/// Every event of a project, read straight from SQLite.
+fn events(s: &Server, project: &str) -> String {
+    s.db.stored(&format!(
+        "SELECT coalesce(group_concat(what || ':' || value || ':' || coalesce(note, '') || ':' \
+         || coalesce(done_when, ''), '|'), '') FROM event WHERE project_id = '{project}'"
+    ))
+}
+
+#[test]
+fn multi_line_texts_are_edited_in_textareas_and_saved_unchanged_change_nothing() {
+    let s = Server::new();
+    // Leading and trailing line breaks, a blank line, a tab, markup-like text.
+    let north_star = "\n\nShip v1 <b>&amp;</b>\n\n  — then\tthe rest\n";
+    let focus @ [statement, why, done_when] = ["Line one\nline two", "\nbecause\n", "a\n\nb"];
+    set_over_mcp(&s, north_star, focus);
+    let history = events(&s, "p1");
+    let body = get(&s, &page("projects/p1")).body;
+    // Every text field of the North Star and focus forms shows its text, line breaks included.
+    for (id, text) in [
+        ("ns", north_star),
+        ("fs", statement),
+        ("fw", why),
+        ("fd", done_when),
+    ] {
+        assert_eq!(textarea(&body, id), text, "{id}");
+    }
+    assert_eq!(textarea(&body, "tb"), "");
+    // Saved as the browser sends them (CR LF), the texts are the stored ones: no event.
+    s.now.set(s.now.get() + 60_000);
+    for (tool, fields) in [
+        ("set_north_star", vec![("text", textarea(&body, "ns"))]),
+        (
+            "set_focus",
+            vec![
+                ("statement", textarea(&body, "fs")),
+                ("why", textarea(&body, "fw")),
+                ("done_when", textarea(&body, "fd")),
+            ],
+        ),
+    ] {
+        let fields: Vec<(&str, &str)> = fields.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        written(&s, &page(&format!("projects/p1/{tool}")), &encoded(&fields));
+    }
+    assert_eq!(events(&s, "p1"), history);
+    assert_eq!(
+        s.db.stored("SELECT north_star FROM project WHERE id = 'p1'"),
+        north_star
+    );
+    assert_eq!(
+        s.db.stored("SELECT statement || '|' || why || '|' || done_when FROM focus"),
+        format!("{statement}|{why}|{done_when}")
+    );
+}
+
+#[test]
+fn line_breaks_a_browser_sends_as_cr_lf_or_cr_are_stored_as_lf() {
+    let web = Server::new();
+    let mcp = Server::new();
+    let north_star = "Ship v1\n\n— the pages\n";
+    let focus = ["One\ntwo", "\nbecause", "tests\npass"];
+    let body = "Screenshot\nfor the README";
+    for s in [&web, &mcp] {
+        s.ok("set_north_star", json!({"project_id": "p1", "text": "x"}));
+    }
+    set_over_mcp(&mcp, north_star, focus);
+    mcp.ok(
+        "add_task",
+        json!({"project_id": "p1", "body": body, "kind": "cleanup"}),
+    );
+    for (tool, form) in [
+        // CR LF as a browser sends a textarea's line breaks, and a lone CR as an older one may.
+        (
+            "set_north_star",
+            "text=Ship+v1%0D%0A%0D%0A%E2%80%94+the+pages%0D",
+        ),
+        (
+            "set_focus",
+            "statement=One%0D%0Atwo&why=%0D%0Abecause&done_when=tests%0Dpass",
+        ),
+        (
+            "add_task",
+            "body=Screenshot%0D%0Afor+the+README&kind=cleanup",
+        ),
+    ] {
+        written(&web, &page(&format!("projects/p1/{tool}")), form);
+    }
+    // What the model gets, and what is stored, is the same whichever way it was typed.
+    assert_eq!(web.state_text("p1"), mcp.state_text("p1"));
+    for sql in [
+        "SELECT north_star FROM project",
+        "SELECT statement || '|' || why || '|' || done_when FROM focus",
+        "SELECT group_concat(body, '|') FROM task",
+    ] {
+        assert_eq!(web.db.stored(sql), mcp.db.stored(sql), "{sql}");
+    }
+    assert_eq!(web.db.stored("SELECT north_star FROM project"), north_star);
+    // The same body sent over MCP is the task the page added: no second one.
+    let added = web.ok(
+        "add_task",
+        json!({"project_id": "p1", "body": body, "kind": "cleanup"}),
+    );
+    assert!(texts(&added)[0].contains("task-1"), "{added}");
+    written(
+        &mcp,
+        &page("projects/p1/add_task"),
+        "body=Screenshot%0D%0Afor+the+README&kind=cleanup",
+    );
+    for s in [&web, &mcp] {
+        assert_eq!(s.db.stored("SELECT group_concat(id) FROM task"), "task-1");
+    }
+}
+
+#[test]
+fn each_task_row_is_a_form_of_its_own() {
+    let s = seeded();
+    let body = get(&s, &page("projects/p1")).body;
+    let rows: Vec<&str> = body
+        .split("<li>")
+        .skip(1)
+        .map(|row| row.split("</li>").next().unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "{body}");
+    for (row, (n, id, text)) in rows.iter().zip([
+        (1, "task-1", "Remove debug logs"),
+        (2, "task-2", "Note D1 limits"),
+    ]) {
+        assert!(row.contains(text), "{row}");
+        // One form, its task id its only task_id, its own evidence field, one unnamed button.
+        assert_eq!(row.matches("<form ").count(), 1, "{row}");
+        assert_eq!(
+            forms(row),
+            [(
+                "complete_task".into(),
+                vec!["task_id".into(), "evidence".into()]
+            )]
+        );
+        assert_eq!(row.matches("name=task_id").count(), 1, "{row}");
+        assert!(
+            row.contains(&format!("name=task_id value=\"{id}\">")),
+            "{row}"
+        );
+        assert!(row.contains(&format!("<label for=ev{n}>")), "{row}");
+        assert!(
+            row.contains(&format!("<input id=ev{n} name=evidence value=\"\">")),
+            "{row}"
+        );
+        assert_eq!(row.matches("<button").count(), 1, "{row}");
+        assert!(row.contains("<button>Complete</button>"), "{row}");
+    }
+    // The second row's form completes the second task, with its evidence, and no other.
+    written(
+        &s,
+        &page("projects/p1/complete_task"),
+        "task_id=task-2&evidence=noted+in+the+README",
+    );
+    let state = s.state_text("p1");
+    assert!(
+        state.contains("[cleanup] Remove debug logs") && !state.contains("Note D1 limits"),
+        "{state}"
+    );
+    assert!(s.read("handoff://projects/p1/history").contains(
+        "record task completed: Note D1 limits — evidence: noted in the README — by web"
+    ));
+    // A refused row keeps what was typed in that row alone.
+    s.ok(
+        "add_task",
+        json!({"project_id": "p1", "body": "Note more", "kind": "record"}),
+    );
+    let long = "e".repeat(2001);
+    let reply = post(
+        &s,
+        &page("projects/p1/complete_task"),
+        &format!("task_id=task-3&evidence={long}"),
+    );
+    assert_eq!(reply.status, 422, "{}", reply.body);
+    assert!(reply
+        .body
+        .contains("<input id=ev1 name=evidence value=\"\">"));
+    assert!(reply
+        .body
+        .contains(&format!("<input id=ev2 name=evidence value=\"{long}\">")));
+}
+
+#[test]
+fn a_task_of_another_project_posted_to_a_page_is_no_task_there() {
+    use handoff_mcp::config::{AUTH_TOKEN_VAR, PROJECT_TOKENS_VAR};
+    let s = Server::with_vars(&[(AUTH_TOKEN_VAR, TOKEN), (PROJECT_TOKENS_VAR, "rw-tok=p1")]);
+    s.ok("set_north_star", json!({"project_id": "p1", "text": "one"}));
+    s.ok(
+        "add_task",
+        json!({"project_id": "p1", "body": "tidy", "kind": "cleanup"}),
+    );
+    // The tool's sentence for an id no task has yet: the one p2's task is about to get.
+    let unknown = s.err("complete_task", json!({"task_id": "task-2"}));
+    s.ok("set_north_star", json!({"project_id": "p2", "text": "two"}));
+    s.ok(
+        "add_task",
+        json!({"project_id": "p2", "body": "other", "kind": "cleanup"}),
+    );
+    let before = s.db.dump();
+    for token in [TOKEN, "rw-tok"] {
+        let reply = post(
+            &s,
+            &format!("/{token}/projects/p1/complete_task"),
+            "task_id=task-2&evidence=done",
+        );
+        assert_eq!(reply.status, 422, "{token}: {}", reply.body);
+        assert!(
+            reply.body.contains(&escaped(&unknown)),
+            "{token}: {unknown}\n{}",
+            reply.body
+        );
+        assert_eq!(s.db.dump(), before, "{token}");
+    }
+    // On its own project's page the same id completes the task.
+    written(&s, &page("projects/p2/complete_task"), "task_id=task-2");
+    assert!(!s.state_text("p2").contains("other"));
+    assert!(s.state_text("p1").contains("[cleanup] tidy"));
 }
