@@ -1,5 +1,7 @@
 //! The D1 adapter: `store::Sql` over a `worker::D1Database`. D1 errors become `StoreError`
-//! here, so no `worker::Error` or `JsValue` travels into the core.
+//! here, sorted by their text (`store::retry::classify`: passing, overloaded or refused), so no
+//! `worker::Error` or `JsValue` travels into the core; a batch that failed in passing is made
+//! once more, the same statements with the same parameters (`store::retry::once`).
 //!
 //! A statement alone is bound and run in one call into `d1.js`, its parameters one JSON text
 //! (`Stmt::params_json`), and read with `raw()`, each row an array, so D1's client builds no
@@ -22,7 +24,7 @@ use worker::worker_sys::types::{
 use worker::D1Database;
 
 use super::drive::settle;
-use crate::store::{self, Cell, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
+use crate::store::{self, retry, Cell, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 
 /// The isolate's D1 binding (`worker::database` looks it up once).
 pub struct D1Store(pub &'static D1Database);
@@ -36,8 +38,10 @@ thread_local! {
     static PREPARED: RefCell<Vec<(*const u8, D1PreparedStatement)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A failure inside D1 or its binding, as text for the operator's log: the error's message and,
-/// for D1's own errors, their cause.
+/// A failure inside D1 or its binding, classified by its text (which the operator's log keeps):
+/// the error's message and, for D1's own errors, their cause. D1 documents its errors by their
+/// message (developers.cloudflare.com/d1/observability/debug-d1/); older runtimes put the
+/// detail in the cause, hence both.
 fn backend(e: JsValue) -> StoreError {
     let text = match e.dyn_ref::<worker::js_sys::Error>() {
         Some(error) => {
@@ -49,7 +53,7 @@ fn backend(e: JsValue) -> StoreError {
         }
         None => format!("{e:?}"),
     };
-    StoreError::Backend(text)
+    retry::classify(text)
 }
 
 #[wasm_bindgen(module = "/src/worker/d1.js")]
@@ -61,7 +65,7 @@ extern "C" {
 
 impl Sql for D1Store {
     fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
-        Box::pin(self.run(stmts))
+        Box::pin(async move { retry::once(|| self.run(&stmts)).await })
     }
 }
 
@@ -87,9 +91,10 @@ impl D1Store {
         Ok(statement)
     }
 
-    async fn run(&self, stmts: Vec<Stmt>) -> Rows {
+    /// One attempt at the batch: one round trip.
+    async fn run(&self, stmts: &[Stmt]) -> Rows {
         // One statement needs no batch wrapper; either way it is one round trip.
-        if let [stmt] = stmts.as_slice() {
+        if let [stmt] = stmts {
             let statement = self.prepared(stmt.query.sql)?;
             let raw: Array =
                 settle(bind_and_raw(&statement, &stmt.params_json()).map_err(backend)?)
@@ -103,7 +108,7 @@ impl D1Store {
             }]);
         }
         let mut prepared = Vec::with_capacity(stmts.len());
-        for stmt in &stmts {
+        for stmt in stmts {
             let params: Array = stmt
                 .params
                 .iter()
@@ -126,7 +131,7 @@ impl D1Store {
         results
             .unchecked_into::<Array>()
             .iter()
-            .zip(&stmts)
+            .zip(stmts)
             .map(|(result, stmt)| match stmt.query.columns {
                 [] => Ok(Vec::new()),
                 columns => match result.unchecked_ref::<D1ResultSys>().results() {
