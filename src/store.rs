@@ -280,9 +280,8 @@ pub const INSERT_TASK: Query = Query::rows(
 /// `Change`) reads as open, so the retry of a complete_task whose first attempt committed still
 /// answers "completed" (its event and update find the task done and change nothing).
 const TASK_BY_ID: Query = Query::rows(
-    "SELECT project_id, kind, CASE WHEN status = 'done' \
-     AND NOT (completed_at IS ?3 AND completed_by IS ?4) THEN 'done' ELSE 'open' END AS status \
-     FROM task WHERE id = ?1 AND (?2 IS NULL OR project_id = ?2)",
+    "SELECT project_id, kind, iif(completed_at IS ?3 AND completed_by IS ?4, 'open', status) \
+     AS status FROM task WHERE id = ?1 AND (?2 IS NULL OR project_id = ?2)",
     &["project_id", "kind", "status"],
 );
 /// The completion's event, only if the task is still open (it runs before the update).

@@ -1,7 +1,8 @@
 //! The D1 adapter: `store::Sql` over a `worker::D1Database`. D1 errors become `StoreError`
 //! here, sorted by their text (`store::retry::classify`: passing, overloaded or refused), so no
-//! `worker::Error` or `JsValue` travels into the core; a batch that failed in passing is made
-//! once more, the same statements with the same parameters (`store::retry::once`).
+//! `worker::Error` or `JsValue` travels into the core. A round trip that failed in passing is
+//! made once more, the same statements with the same parameters (`store::retry::once`), and
+//! only the answer that stays is decoded.
 //!
 //! A statement alone is bound and run in one call into `d1.js`, its parameters one JSON text
 //! (`Stmt::params_json`), and read with `raw()`, each row an array, so D1's client builds no
@@ -65,7 +66,10 @@ extern "C" {
 
 impl Sql for D1Store {
     fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
-        Box::pin(async move { retry::once(|| self.run(&stmts)).await })
+        Box::pin(async move {
+            let answer = retry::once(|| self.round_trip(&stmts)).await?;
+            decode(answer, &stmts)
+        })
     }
 }
 
@@ -91,57 +95,61 @@ impl D1Store {
         Ok(statement)
     }
 
-    /// One attempt at the batch: one round trip.
-    async fn run(&self, stmts: &[Stmt]) -> Rows {
+    /// One attempt at the batch, one round trip: the statements bound and sent, and D1's answer
+    /// as it came (a statement alone's `raw()` rows, or a batch's results), decoded once it is
+    /// the answer that stays (`decode`).
+    async fn round_trip(&self, stmts: &[Stmt]) -> Result<JsValue, StoreError> {
         // One statement needs no batch wrapper; either way it is one round trip.
-        if let [stmt] = stmts {
-            let statement = self.prepared(stmt.query.sql)?;
-            let raw: Array =
-                settle(bind_and_raw(&statement, &stmt.params_json()).map_err(backend)?)
-                    .await
-                    .map_err(backend)?
-                    .unchecked_into();
-            return Ok(vec![match raw.length() {
-                0 => Vec::new(),
-                1 => vec![row_by_cell(&raw.get(0), stmt.query.columns)?],
-                _ => rows(&raw, stmt.query.columns)?,
-            }]);
-        }
-        let mut prepared = Vec::with_capacity(stmts.len());
-        for stmt in stmts {
-            let params: Array = stmt
-                .params
-                .iter()
-                .map(|p| match p {
-                    Value::Int(i) => JsValue::from_f64(*i as f64),
-                    Value::Text(s) => JsValue::from_str(s),
-                    Value::Null => JsValue::null(),
-                })
-                .collect();
-            prepared.push(
-                self.prepared(stmt.query.sql)?
-                    .bind(params)
-                    .map_err(backend)?,
-            );
-        }
-        let statements: Array = prepared.into_iter().collect();
-        let results = settle(self.sys().batch(statements).map_err(backend)?)
-            .await
-            .map_err(backend)?;
-        results
-            .unchecked_into::<Array>()
-            .iter()
-            .zip(stmts)
-            .map(|(result, stmt)| match stmt.query.columns {
-                [] => Ok(Vec::new()),
-                columns => match result.unchecked_ref::<D1ResultSys>().results() {
-                    Ok(Some(results)) => rows(&results, columns),
-                    Ok(None) => Ok(Vec::new()),
-                    Err(e) => Err(backend(e)),
-                },
-            })
-            .collect()
+        let sent = if let [stmt] = stmts {
+            bind_and_raw(&self.prepared(stmt.query.sql)?, &stmt.params_json())
+        } else {
+            let mut prepared = Vec::with_capacity(stmts.len());
+            for stmt in stmts {
+                let params: Array = stmt
+                    .params
+                    .iter()
+                    .map(|p| match p {
+                        Value::Int(i) => JsValue::from_f64(*i as f64),
+                        Value::Text(s) => JsValue::from_str(s),
+                        Value::Null => JsValue::null(),
+                    })
+                    .collect();
+                prepared.push(
+                    self.prepared(stmt.query.sql)?
+                        .bind(params)
+                        .map_err(backend)?,
+                );
+            }
+            let statements: Array = prepared.into_iter().collect();
+            self.sys().batch(statements)
+        };
+        settle(sent.map_err(backend)?).await.map_err(backend)
     }
+}
+
+/// D1's answer to the statements of `round_trip` as their rows.
+fn decode(answer: JsValue, stmts: &[Stmt]) -> Rows {
+    if let [stmt] = stmts {
+        let raw: Array = answer.unchecked_into();
+        return Ok(vec![match raw.length() {
+            0 => Vec::new(),
+            1 => vec![row_by_cell(&raw.get(0), stmt.query.columns)?],
+            _ => rows(&raw, stmt.query.columns)?,
+        }]);
+    }
+    answer
+        .unchecked_into::<Array>()
+        .iter()
+        .zip(stmts)
+        .map(|(result, stmt)| match stmt.query.columns {
+            [] => Ok(Vec::new()),
+            columns => match result.unchecked_ref::<D1ResultSys>().results() {
+                Ok(Some(results)) => rows(&results, columns),
+                Ok(None) => Ok(Vec::new()),
+                Err(e) => Err(backend(e)),
+            },
+        })
+        .collect()
 }
 
 /// One statement's rows, as one JSON text decoded by the core. D1 hands over TEXT as strings,

@@ -148,9 +148,6 @@ fn sentence(tool: &str, schedule: Schedule) -> String {
         (false, Schedule::Refused) => format!(
             "The database refused the change; nothing was written, and calling {tool} again is safe but may be refused the same way."
         ),
-        (false, Schedule::Unreadable) => format!(
-            "The database's answer could not be read; the change may or may not have been saved, and calling {tool} again with the same arguments is safe: it is recorded once."
-        ),
         (false, _) => format!(
             "The database failed while saving; the change may or may not have been saved, and calling {tool} again with the same arguments is safe: it is recorded once."
         ),
