@@ -2,13 +2,16 @@
 //! error codes and which HTTP status each refusal travels with, per protocol era; a reply is
 //! built from a variant and never picks a code or a status by hand. Internal detail (SQL text,
 //! D1 messages) sits in a field that only `diagnostic` reads, for the operator's log: no reply
-//! is built from it. No HTTP parsing and no dispatch logic here.
+//! is built from it. How a storage failure is told is here too: one sentence saying whether
+//! anything was written and whether asking again is safe (`Error::Storage`). No HTTP parsing and
+//! no dispatch logic here.
 
 use serde_json::{json, Value as Json};
 
 use crate::jsonrpc;
 use crate::protocol::version::{self, Era};
 use crate::render::clip;
+use crate::store::StoreError;
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
@@ -65,8 +68,54 @@ pub enum Error {
     BadVersionHeader(String),
     /// A resource URI that is not ours, or names a project that does not exist.
     ResourceNotFound { uri: String },
-    /// Storage failed. `detail` is for the operator's log only.
+    /// Something inside failed that the client cannot act on. `detail` is for the operator's
+    /// log only.
     Internal { detail: String },
+    /// Storage failed; a tool's is answered as its `isError` result (dispatch). Boxed: every
+    /// handler's `Result` moves an `Error`, and its three fields inline doubled the size of one,
+    /// which cost the Worker's bundle half a kilobyte (gzip) of moves.
+    Storage(Box<StorageFailure>),
+}
+
+/// A storage failure: `failure` and `asked` choose the one sentence the client reads; `detail`
+/// is for the operator's log only.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StorageFailure {
+    pub failure: Failure,
+    pub asked: Asked,
+    pub detail: String,
+}
+
+/// What a storage failure leaves behind, as far as the server can know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// D1 failed in passing (a lost connection, a restart, an overload), after its one retry if
+    /// it had one: a write may have committed before its answer was lost.
+    Passing,
+    /// D1 refused the batch, which rolled back whole (a D1 batch is atomic): nothing was written.
+    Refused,
+    /// The batch answered, but not in the shape its statements promise: a write may have
+    /// committed.
+    Unreadable,
+}
+
+impl From<&StoreError> for Failure {
+    fn from(e: &StoreError) -> Self {
+        match e {
+            StoreError::Transient(_) | StoreError::Overloaded(_) => Failure::Passing,
+            StoreError::Backend(_) => Failure::Refused,
+            StoreError::Decode(_) => Failure::Unreadable,
+        }
+    }
+}
+
+/// What the failed request asked of storage, which decides what its failure can have written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// A read outside the tools: a resource, a prompt, a page. Only tools write.
+    Read,
+    /// A tool, by name, and whether it writes.
+    Tool { name: &'static str, writes: bool },
 }
 
 impl Error {
@@ -91,7 +140,7 @@ impl Error {
                 Some(era) if version::resource_not_found_is_invalid_params(era) => INVALID_PARAMS,
                 _ => RESOURCE_NOT_FOUND_2025,
             },
-            Error::Internal { .. } => INTERNAL_ERROR,
+            Error::Internal { .. } | Error::Storage(_) => INTERNAL_ERROR,
         }
     }
 
@@ -115,9 +164,10 @@ impl Error {
                 Some(era) if version::method_not_found_is_404(era) => 404,
                 _ => 200,
             },
-            Error::InvalidParams(_) | Error::ResourceNotFound { .. } | Error::Internal { .. } => {
-                200
-            }
+            Error::InvalidParams(_)
+            | Error::ResourceNotFound { .. }
+            | Error::Internal { .. }
+            | Error::Storage(_) => 200,
         }
     }
 
@@ -161,6 +211,30 @@ impl Error {
             Error::Internal { .. } => {
                 "Internal error: the database did not complete the request; try again".into()
             }
+            Error::Storage(s) => told(s.failure, s.asked),
+        }
+    }
+
+    /// The error of a tool's run, told as that tool's: a storage failure names the tool and
+    /// says what a tool of its kind can have written; the log's detail names it too. A handler
+    /// fails only on storage, so any other error passes as it was.
+    pub fn in_tool(self, name: &'static str, writes: bool) -> Error {
+        match self {
+            Error::Storage(mut s) => {
+                s.asked = Asked::Tool { name, writes };
+                s.detail = format!("{name}: {}", s.detail);
+                Error::Storage(s)
+            }
+            other => other,
+        }
+    }
+
+    /// The sentence of a tool that ran and failed on storage, which dispatch answers as the
+    /// tool's `isError` result (the model can act on it); `None` for every other error.
+    pub fn tool_failure(&self) -> Option<String> {
+        match self {
+            Error::Storage(s) if s.asked != Asked::Read => Some(self.message()),
+            _ => None,
         }
     }
 
@@ -180,7 +254,7 @@ impl Error {
     /// its HTTP status, and what JSON-RPC sends in a 200 is a 400 (the request) or a 500 (storage).
     pub fn page_status(&self) -> u16 {
         match self {
-            Error::Internal { .. } => 500,
+            Error::Internal { .. } | Error::Storage(_) => 500,
             other => match other.status(None) {
                 200 => 400,
                 status => status,
@@ -203,6 +277,7 @@ impl Error {
     pub fn diagnostic(&self) -> Option<&str> {
         match self {
             Error::Internal { detail } => Some(detail),
+            Error::Storage(s) => Some(&s.detail),
             _ => None,
         }
     }
@@ -213,11 +288,43 @@ impl Error {
     }
 }
 
-impl From<crate::store::StoreError> for Error {
-    fn from(e: crate::store::StoreError) -> Self {
-        Error::Internal {
+/// A store failure, as a read's until `in_tool` says which tool ran: only tools write.
+impl From<StoreError> for Error {
+    fn from(e: StoreError) -> Self {
+        Error::Storage(Box::new(StorageFailure {
+            failure: Failure::from(&e),
+            asked: Asked::Read,
             detail: e.to_string(),
-        }
+        }))
+    }
+}
+
+/// The one sentence a storage failure is told in: whether anything was written, and whether
+/// asking again is safe. A read writes nothing whatever happened; a write refused wrote nothing
+/// (the batch rolled back whole); a write that failed in passing, or whose answer could not be
+/// read, may have committed (the model is told it failed while saving either way), and is safe
+/// to send again because every write is recorded once (store/retry.rs says why).
+fn told(failure: Failure, asked: Asked) -> String {
+    let again = match asked {
+        Asked::Read => "asking again".to_owned(),
+        Asked::Tool { name, .. } => format!("calling {name} again"),
+    };
+    match (asked, failure) {
+        (Asked::Tool { writes: true, .. }, Failure::Refused) => format!(
+            "The database refused the change; nothing was written, and {again} is safe but may \
+             be refused the same way."
+        ),
+        (Asked::Tool { writes: true, .. }, _) => format!(
+            "The database failed while saving; the change may or may not have been saved, and \
+             {again} with the same arguments is safe: it is recorded once."
+        ),
+        (_, Failure::Passing) => format!(
+            "The database could not be read just now; nothing was written, and {again} is safe."
+        ),
+        (_, _) => format!(
+            "The database could not be read; nothing was written, and {again} is safe but may \
+             fail the same way."
+        ),
     }
 }
 
@@ -254,6 +361,11 @@ mod tests {
             Error::Internal {
                 detail: "D1_ERROR: SELECT secret".into(),
             },
+            Error::Storage(Box::new(StorageFailure {
+                failure: Failure::Refused,
+                asked: Asked::Read,
+                detail: "D1_ERROR: SELECT secret".into(),
+            })),
         ];
         for e in &all {
             // Exhaustive: adding a variant without listing it above is a compile error here.
@@ -274,7 +386,8 @@ mod tests {
                 | Error::UnsupportedVersion { .. }
                 | Error::BadVersionHeader(_)
                 | Error::ResourceNotFound { .. }
-                | Error::Internal { .. } => {}
+                | Error::Internal { .. }
+                | Error::Storage(_) => {}
             }
         }
         all
@@ -303,6 +416,7 @@ mod tests {
             (-32000, 400, 400, -32000, 400),
             (-32602, 200, 200, -32002, 400),
             (-32603, 200, 200, -32603, 500),
+            (-32603, 200, 200, -32603, 500),
         ];
         let all = every_variant();
         assert_eq!(all.len(), expected.len());
@@ -320,8 +434,86 @@ mod tests {
             assert!(!e.message().is_empty());
             assert_eq!(
                 e.diagnostic().is_some(),
-                matches!(e, Error::Internal { .. })
+                matches!(e, Error::Internal { .. } | Error::Storage(_))
             );
+        }
+    }
+
+    /// Every storage failure, told for each kind of request: what was written and whether asking
+    /// again is safe, in one sentence, and nothing of the detail.
+    #[test]
+    fn a_storage_failure_is_told_in_one_honest_sentence() {
+        let read = "get_state";
+        let write = "set_focus";
+        let cases = [
+            (Failure::Passing, Asked::Read, "The database could not be read just now; nothing was written, and asking again is safe."),
+            (Failure::Refused, Asked::Read, "The database could not be read; nothing was written, and asking again is safe but may fail the same way."),
+            (Failure::Unreadable, Asked::Read, "The database could not be read; nothing was written, and asking again is safe but may fail the same way."),
+            (Failure::Passing, Asked::Tool { name: read, writes: false }, "The database could not be read just now; nothing was written, and calling get_state again is safe."),
+            (Failure::Refused, Asked::Tool { name: read, writes: false }, "The database could not be read; nothing was written, and calling get_state again is safe but may fail the same way."),
+            (Failure::Unreadable, Asked::Tool { name: read, writes: false }, "The database could not be read; nothing was written, and calling get_state again is safe but may fail the same way."),
+            (Failure::Passing, Asked::Tool { name: write, writes: true }, "The database failed while saving; the change may or may not have been saved, and calling set_focus again with the same arguments is safe: it is recorded once."),
+            (Failure::Refused, Asked::Tool { name: write, writes: true }, "The database refused the change; nothing was written, and calling set_focus again is safe but may be refused the same way."),
+            (Failure::Unreadable, Asked::Tool { name: write, writes: true }, "The database failed while saving; the change may or may not have been saved, and calling set_focus again with the same arguments is safe: it is recorded once."),
+        ];
+        for (failure, asked, sentence) in cases {
+            let e = Error::Storage(Box::new(StorageFailure {
+                failure,
+                asked,
+                detail: "D1_ERROR: Network connection lost.".into(),
+            }));
+            assert_eq!(e.message(), sentence);
+            assert_eq!(e.tool_failure().is_some(), asked != Asked::Read);
+            assert_eq!(e.diagnostic(), Some("D1_ERROR: Network connection lost."));
+        }
+    }
+
+    /// A store error becomes a read's failure of its class; `in_tool` makes it the tool's and
+    /// names the tool in the log, and leaves every other error as it was.
+    #[test]
+    fn a_store_error_is_told_as_the_tool_that_met_it() {
+        let classes = [
+            (StoreError::Transient("lost".into()), Failure::Passing),
+            (StoreError::Overloaded("busy".into()), Failure::Passing),
+            (StoreError::Backend("refused".into()), Failure::Refused),
+            (StoreError::Decode("shape"), Failure::Unreadable),
+        ];
+        for (store, failure) in classes {
+            let detail = store.to_string();
+            let e = Error::from(store);
+            assert_eq!(
+                e,
+                Error::Storage(Box::new(StorageFailure {
+                    failure,
+                    asked: Asked::Read,
+                    detail: detail.clone()
+                }))
+            );
+            assert_eq!(e.tool_failure(), None);
+            let asked = Asked::Tool {
+                name: "add_task",
+                writes: true,
+            };
+            let e = e.in_tool("add_task", true);
+            assert_eq!(
+                e,
+                Error::Storage(Box::new(StorageFailure {
+                    failure,
+                    asked,
+                    detail: format!("add_task: {detail}")
+                }))
+            );
+            assert_eq!(e.tool_failure(), Some(told(failure, asked)));
+        }
+        // A handler's errors are storage failures; any other error passes as it was.
+        for other in [
+            Error::InvalidParams("bad".into()),
+            Error::Internal {
+                detail: "no history".into(),
+            },
+        ] {
+            assert_eq!(other.clone().in_tool("get_state", false), other);
+            assert_eq!(other.tool_failure(), None);
         }
     }
 

@@ -1,13 +1,19 @@
 //! SQLite behind `store::Sql`, with D1's semantics (a batch is one transaction, foreign keys on,
 //! rows decoded by their statement's column list), for the native tests, the bench and the fuzz target. Built only
 //! with the `sqlite` feature, never into the Worker. No SQL of its own beyond the migrations.
+//! `Faulty` is the same adapter failing where D1 can (before a batch, at one of its statements,
+//! after it committed), through the D1 adapter's retry (`store::retry::once`).
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::future::ready;
 
 use rusqlite::types::{Value as SqlValue, ValueRef};
 
 use crate::config::Config;
 use crate::context::{Caller, Ctx, Scope};
 use crate::http::{self, Headers, Plan, Response};
-use crate::store::{self, Cell, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
+use crate::store::{self, retry, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 use crate::web;
 
 pub struct Sqlite {
@@ -61,9 +67,22 @@ impl Sqlite {
 
     /// Runs a batch synchronously: what `Sql::batch` does, for callers that time it.
     pub fn run(&self, stmts: &[Stmt]) -> Result<Vec<Vec<Row>>, StoreError> {
+        self.run_failing(stmts, None)
+    }
+
+    /// `run`, but with `failing`, statement `k` fails with `error` where it would have run: the
+    /// statements before it ran, and the transaction rolls back whole, as a D1 batch does.
+    fn run_failing(
+        &self,
+        stmts: &[Stmt],
+        mut failing: Option<(usize, StoreError)>,
+    ) -> Result<Vec<Vec<Row>>, StoreError> {
         let tx = self.conn.unchecked_transaction().map_err(backend)?;
         let mut all = Vec::with_capacity(stmts.len());
-        for stmt in stmts {
+        for (k, stmt) in stmts.iter().enumerate() {
+            if let Some((_, error)) = failing.take_if(|(at, _)| *at == k) {
+                return Err(error);
+            }
             // Cached, as D1 keeps its prepared statements: re-parsing on every call would charge
             // the core, in the bench, for work the real database does not repeat.
             let mut prepared = tx.prepare_cached(stmt.query.sql).map_err(backend)?;
@@ -86,10 +105,10 @@ impl Sqlite {
             while let Some(row) = rows.next().map_err(backend)? {
                 let cells = (0..stmt.query.columns.len())
                     .map(|i| match row.get_ref(i).map_err(backend)? {
-                        ValueRef::Null => Ok(Cell::Null),
-                        ValueRef::Integer(n) => Ok(Cell::Int(n)),
+                        ValueRef::Null => Ok(store::Cell::Null),
+                        ValueRef::Integer(n) => Ok(store::Cell::Int(n)),
                         ValueRef::Text(t) => {
-                            Ok(Cell::Text(String::from_utf8_lossy(t).into_owned()))
+                            Ok(store::Cell::Text(String::from_utf8_lossy(t).into_owned()))
                         }
                         ValueRef::Real(_) => Err(StoreError::Decode("a real number")),
                         ValueRef::Blob(_) => Err(StoreError::Decode("a blob")),
@@ -99,6 +118,11 @@ impl Sqlite {
             }
             all.push(out);
         }
+        // A fault planned past the last statement would let the batch commit unnoticed.
+        assert!(
+            failing.is_none(),
+            "a fault at a statement the batch does not have"
+        );
         tx.commit().map_err(backend)?;
         Ok(all)
     }
@@ -107,7 +131,75 @@ impl Sqlite {
 impl Sql for Sqlite {
     fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
         let rows = self.run(&stmts);
-        Box::pin(std::future::ready(rows))
+        Box::pin(ready(rows))
+    }
+}
+
+/// Where a planned fault strikes a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Point {
+    /// Before the batch: nothing runs.
+    Before,
+    /// At statement k: the ones before it ran, then the batch rolls back whole.
+    Statement(usize),
+    /// After the batch committed: its answer is lost on the way back.
+    AfterCommit,
+}
+
+/// A planned fault: where it strikes, and the error the adapter reports (for D1's own failures,
+/// `store::retry::classify` of the message D1 would send).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fault {
+    pub point: Point,
+    pub error: StoreError,
+}
+
+/// SQLite failing where D1 can, for the fault tests: each attempt at a batch takes the next
+/// planned fault, if any, and a batch runs through the one retry the D1 adapter runs it through.
+pub struct Faulty {
+    pub db: Sqlite,
+    plan: RefCell<VecDeque<Option<Fault>>>,
+    /// Each attempt's statement count, in order.
+    attempts: RefCell<Vec<usize>>,
+}
+
+impl Faulty {
+    pub fn new(db: Sqlite) -> Faulty {
+        Faulty {
+            db,
+            plan: RefCell::new(VecDeque::new()),
+            attempts: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// What the next attempts meet, one each, in order (`None`: that attempt runs clean);
+    /// attempts after them run clean.
+    pub fn plan(&self, faults: impl IntoIterator<Item = Option<Fault>>) {
+        self.plan.borrow_mut().extend(faults);
+    }
+
+    /// How many statements each attempt at a batch had, in order (a retry is one more).
+    pub fn attempts(&self) -> Vec<usize> {
+        self.attempts.borrow().clone()
+    }
+
+    /// One attempt at the batch, meeting the next planned fault.
+    fn attempt(&self, stmts: &[Stmt]) -> Rows {
+        self.attempts.borrow_mut().push(stmts.len());
+        let Some(Fault { point, error }) = self.plan.borrow_mut().pop_front().flatten() else {
+            return self.db.run(stmts);
+        };
+        match point {
+            Point::Before => Err(error),
+            Point::Statement(k) => self.db.run_failing(stmts, Some((k, error))),
+            Point::AfterCommit => self.db.run(stmts).and(Err(error)),
+        }
+    }
+}
+
+impl Sql for Faulty {
+    fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
+        Box::pin(async move { retry::once(|| ready(self.attempt(&stmts))).await })
     }
 }
 

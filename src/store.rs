@@ -13,6 +13,7 @@ use crate::model::{
     Anchor, Deferred, Event, EventKind, Focus, History, Kind, Stamp, State, OPEN_DEFERRED_MAX,
 };
 
+pub mod retry;
 mod rows;
 
 pub use rows::{from_json as rows_from_json, Cell, Row};
@@ -91,9 +92,19 @@ impl Stmt {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
+/// Why a batch failed, as far as the adapter can tell (`retry::classify` sorts D1's messages).
+/// The texts are for logs only, never for clients; what a client is told is `Error`'s.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StoreError {
-    /// The database refused or failed. The text is for logs only, never for clients.
+    /// The database failed in passing (a lost connection, a restart): whether the batch
+    /// committed is unknown. Retried once (`retry::once`).
+    #[error("database failed in passing: {0}")]
+    Transient(String),
+    /// The database is overloaded: it passes, but is not retried at once (a retry adds load).
+    /// Whether the batch committed is unknown.
+    #[error("database overloaded: {0}")]
+    Overloaded(String),
+    /// The database refused the batch, which rolled back whole: nothing was written.
     #[error("database error: {0}")]
     Backend(String),
     /// A row did not have the shape the query promises.
@@ -211,7 +222,12 @@ pub struct Change<'a> {
     pub by: &'a str,
 }
 
-const PROJECT_EXISTS: Query = Query::rows("SELECT 1 AS one FROM project WHERE id = ?1", &["one"]);
+/// The project, unless this very call created it (`?2`, `?3`: its `Change`): the retry of a
+/// set_north_star whose first attempt committed finds its own project, which is still "created".
+const PROJECT_EXISTS: Query = Query::rows(
+    "SELECT 1 AS one FROM project WHERE id = ?1 AND NOT (created_at IS ?2 AND updated_by IS ?3)",
+    &["one"],
+);
 /// A North Star event, unless the project already has exactly this North Star. Runs before the
 /// upsert, so "already" means before this write.
 const NORTH_STAR_EVENT: Query = Query::no_rows(
@@ -270,9 +286,12 @@ pub const INSERT_TASK: Query = Query::rows(
 /// complete_task's statements hold the one project a scoped caller reaches (`?2` here, `?5` in
 /// the event and the update), or NULL for all: a task of another project is then not found, in
 /// the same statements that would change it.
+/// Its `status` is the task's before this call: a completion by this very call (`?3`, `?4`: its
+/// `Change`) reads as open, so the retry of a complete_task whose first attempt committed still
+/// answers "completed" (its event and update find the task done and change nothing).
 const TASK_BY_ID: Query = Query::rows(
-    "SELECT project_id, kind, status FROM task \
-     WHERE id = ?1 AND (?2 IS NULL OR project_id = ?2)",
+    "SELECT project_id, kind, iif(completed_at IS ?3 AND completed_by IS ?4, 'open', status) \
+     AS status FROM task WHERE id = ?1 AND (?2 IS NULL OR project_id = ?2)",
     &["project_id", "kind", "status"],
 );
 /// The completion's event, only if the task is still open (it runs before the update).
@@ -389,7 +408,10 @@ pub async fn set_north_star(
     let at = Value::Int(change.at_ms);
     let results = db
         .batch(vec![
-            Stmt::new(PROJECT_EXISTS, vec![project_id.into()]),
+            Stmt::new(
+                PROJECT_EXISTS,
+                vec![project_id.into(), at.clone(), change.by.into()],
+            ),
             Stmt::new(
                 NORTH_STAR_EVENT,
                 vec![project_id.into(), text.into(), at.clone(), change.by.into()],
@@ -511,7 +533,8 @@ pub enum Completion {
 
 /// Marks a task done with its evidence and records the completion in the history. The read of
 /// the old status, the event, the update and the read of the project's anchor run in one atomic
-/// batch, so of two concurrent calls exactly one sees `Completed` and one event is written.
+/// batch, so of two concurrent calls exactly one sees `Completed` and one event is written (a
+/// retry of the same call, with the same `Change`, sees `Completed` again and writes nothing).
 /// With `only_project` (a scoped caller's), a task of any other project is `Unknown` and
 /// untouched: each statement's WHERE holds the project.
 pub async fn complete_task(
@@ -528,13 +551,23 @@ pub async fn complete_task(
         change.by.into(),
         only_project.into(),
     ];
-    let lookup = || vec![task_id.into(), only_project.into()];
     let results = db
         .batch(vec![
-            Stmt::new(TASK_BY_ID, lookup()),
+            Stmt::new(
+                TASK_BY_ID,
+                vec![
+                    task_id.into(),
+                    only_project.into(),
+                    Value::Int(change.at_ms),
+                    change.by.into(),
+                ],
+            ),
             Stmt::new(COMPLETION_EVENT, params.clone()),
             Stmt::new(COMPLETE_TASK, params),
-            Stmt::new(LOAD_ANCHOR_OF_TASK, lookup()),
+            Stmt::new(
+                LOAD_ANCHOR_OF_TASK,
+                vec![task_id.into(), only_project.into()],
+            ),
         ])
         .await?;
     let Some(row) = first(&results)?.first() else {

@@ -2,9 +2,13 @@
 //! resources, each handed the caller's scope. Lane rules (versions, headers, initialize) are not
 //! here.
 
+use serde_json::Value as Json;
+
+use super::{Handled, Reply};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::json;
+use crate::jsonrpc::Success;
 use crate::node::Node;
 use crate::protocol::version::{self, Era};
 use crate::protocol::{self, Cache};
@@ -80,6 +84,24 @@ async fn call_tool(params: Option<&Node<'_>>, ctx: &Ctx<'_>) -> Result<tools::Ou
         ));
     }
     tools::call(def, arguments, ctx).await
+}
+
+/// A tool that ran and failed on storage, as its `isError` result in `era`'s envelope: the model
+/// reads the error's sentence (what can have been written, whether calling again is safe) and
+/// can act on it, where a JSON-RPC error may never reach it; the detail goes to the log. `None`
+/// for every other error, which is refused as a JSON-RPC error.
+pub(super) fn tool_failure(id: &Json, error: &Error, era: Era) -> Option<Handled> {
+    let sentence = error.tool_failure()?;
+    let mut reply = Success::new(id);
+    push_tool_result(reply.result(), &tools::Outcome::error(sentence), era);
+    Some(Handled {
+        reply: Reply::Json {
+            status: 200,
+            body: reply.finish(),
+            headers: Vec::new(),
+        },
+        diagnostic: error.diagnostic().map(str::to_owned),
+    })
 }
 
 /// A tool's outcome as the JSON text of a tools/call result in `era`'s envelope, appended to

@@ -169,8 +169,12 @@ async fn handle_one(value: &Node<'_>, headers: &McpHeaders, ctx: &Ctx<'_>) -> Ha
         }
         .into(),
         (_, Ok(_)) => Reply::Accepted.into(),
-        // A refused notification gets the status and an error without an id.
-        (id, Err(error)) => refuse(&error, id.unwrap_or(&Json::Null), era),
+        // A tool that ran and failed on storage is its isError result; anything else is refused,
+        // and a refused notification gets the status and an error without an id.
+        (id, Err(error)) => id
+            .zip(era)
+            .and_then(|(id, era)| methods::tool_failure(id, &error, era))
+            .unwrap_or_else(|| refuse(&error, id.unwrap_or(&Json::Null), era)),
     }
 }
 

@@ -32,7 +32,7 @@ pub const ALL: [&ToolDef; 5] = [
 ];
 
 /// A tool's handler: checked arguments and the request context in, the outcome out. A storage
-/// failure is an `Error` (an internal error to the client, the detail to the log).
+/// failure is an `Error`, which `call` tells as the tool's.
 pub type Handler = for<'a> fn(&'a Args, &'a Ctx<'a>) -> LocalFuture<'a, Result<Outcome, Error>>;
 
 pub struct ToolDef {
@@ -97,8 +97,11 @@ pub fn find(name: &str) -> Option<&'static ToolDef> {
 }
 
 /// Checks the arguments and the caller's scope, then runs the tool: bad arguments and calls
-/// outside the scope are `isError` outcomes that say why (and reach no storage); a storage
-/// failure is an internal error.
+/// outside the scope are `isError` outcomes that say why (and reach no storage). A storage
+/// failure (after the adapter's one retry, `store::retry`) is an `Error::Storage` told as this
+/// tool's: one sentence that says whether the tool can have written anything and whether calling
+/// it again is safe, which dispatch answers as the tool's `isError` result and the web view as
+/// its error page; the detail, named by the tool, goes to the log.
 pub async fn call(
     def: &'static ToolDef,
     arguments: Option<&Node<'_>>,
@@ -117,12 +120,9 @@ pub async fn call(
     if let Some(refusal) = scope_refusal(def, &args, &ctx.caller.scope) {
         return Ok(Outcome::error(refusal));
     }
-    (def.handler)(&args, ctx).await.map_err(|e| match e {
-        Error::Internal { detail } => Error::Internal {
-            detail: format!("{}: {detail}", def.name),
-        },
-        other => other,
-    })
+    (def.handler)(&args, ctx)
+        .await
+        .map_err(|e| e.in_tool(def.name, !def.annotations.read_only))
 }
 
 /// Why the scope forbids this call, if it does: a tool that writes under a read-only token, or

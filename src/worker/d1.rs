@@ -1,5 +1,8 @@
 //! The D1 adapter: `store::Sql` over a `worker::D1Database`. D1 errors become `StoreError`
-//! here, so no `worker::Error` or `JsValue` travels into the core.
+//! here, sorted by their text (`store::retry::classify`: passing, overloaded or refused), so no
+//! `worker::Error` or `JsValue` travels into the core. A round trip that failed in passing is
+//! made once more, the same statements with the same parameters (`store::retry::once`), and
+//! only the answer that stays is decoded.
 //!
 //! A statement alone is bound and run in one call into `d1.js`, its parameters one JSON text
 //! (`Stmt::params_json`), and read with `raw()`, each row an array, so D1's client builds no
@@ -22,7 +25,7 @@ use worker::worker_sys::types::{
 use worker::D1Database;
 
 use super::drive::settle;
-use crate::store::{self, Cell, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
+use crate::store::{self, retry, Cell, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 
 /// The isolate's D1 binding (`worker::database` looks it up once).
 pub struct D1Store(pub &'static D1Database);
@@ -36,8 +39,10 @@ thread_local! {
     static PREPARED: RefCell<Vec<(*const u8, D1PreparedStatement)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A failure inside D1 or its binding, as text for the operator's log: the error's message and,
-/// for D1's own errors, their cause.
+/// A failure inside D1 or its binding, classified by its text (which the operator's log keeps):
+/// the error's message and, for D1's own errors, their cause. D1 documents its errors by their
+/// message (developers.cloudflare.com/d1/observability/debug-d1/); older runtimes put the
+/// detail in the cause, hence both.
 fn backend(e: JsValue) -> StoreError {
     let text = match e.dyn_ref::<worker::js_sys::Error>() {
         Some(error) => {
@@ -49,7 +54,7 @@ fn backend(e: JsValue) -> StoreError {
         }
         None => format!("{e:?}"),
     };
-    StoreError::Backend(text)
+    retry::classify(text)
 }
 
 #[wasm_bindgen(module = "/src/worker/d1.js")]
@@ -61,7 +66,10 @@ extern "C" {
 
 impl Sql for D1Store {
     fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
-        Box::pin(self.run(stmts))
+        Box::pin(async move {
+            let answer = retry::once(|| self.round_trip(&stmts)).await?;
+            decode(answer, &stmts)
+        })
     }
 }
 
@@ -87,56 +95,61 @@ impl D1Store {
         Ok(statement)
     }
 
-    async fn run(&self, stmts: Vec<Stmt>) -> Rows {
+    /// One attempt at the batch, one round trip: the statements bound and sent, and D1's answer
+    /// as it came (a statement alone's `raw()` rows, or a batch's results), decoded once it is
+    /// the answer that stays (`decode`).
+    async fn round_trip(&self, stmts: &[Stmt]) -> Result<JsValue, StoreError> {
         // One statement needs no batch wrapper; either way it is one round trip.
-        if let [stmt] = stmts.as_slice() {
-            let statement = self.prepared(stmt.query.sql)?;
-            let raw: Array =
-                settle(bind_and_raw(&statement, &stmt.params_json()).map_err(backend)?)
-                    .await
-                    .map_err(backend)?
-                    .unchecked_into();
-            return Ok(vec![match raw.length() {
-                0 => Vec::new(),
-                1 => vec![row_by_cell(&raw.get(0), stmt.query.columns)?],
-                _ => rows(&raw, stmt.query.columns)?,
-            }]);
-        }
-        let mut prepared = Vec::with_capacity(stmts.len());
-        for stmt in &stmts {
-            let params: Array = stmt
-                .params
-                .iter()
-                .map(|p| match p {
-                    Value::Int(i) => JsValue::from_f64(*i as f64),
-                    Value::Text(s) => JsValue::from_str(s),
-                    Value::Null => JsValue::null(),
-                })
-                .collect();
-            prepared.push(
-                self.prepared(stmt.query.sql)?
-                    .bind(params)
-                    .map_err(backend)?,
-            );
-        }
-        let statements: Array = prepared.into_iter().collect();
-        let results = settle(self.sys().batch(statements).map_err(backend)?)
-            .await
-            .map_err(backend)?;
-        results
-            .unchecked_into::<Array>()
-            .iter()
-            .zip(&stmts)
-            .map(|(result, stmt)| match stmt.query.columns {
-                [] => Ok(Vec::new()),
-                columns => match result.unchecked_ref::<D1ResultSys>().results() {
-                    Ok(Some(results)) => rows(&results, columns),
-                    Ok(None) => Ok(Vec::new()),
-                    Err(e) => Err(backend(e)),
-                },
-            })
-            .collect()
+        let sent = if let [stmt] = stmts {
+            bind_and_raw(&self.prepared(stmt.query.sql)?, &stmt.params_json())
+        } else {
+            let mut prepared = Vec::with_capacity(stmts.len());
+            for stmt in stmts {
+                let params: Array = stmt
+                    .params
+                    .iter()
+                    .map(|p| match p {
+                        Value::Int(i) => JsValue::from_f64(*i as f64),
+                        Value::Text(s) => JsValue::from_str(s),
+                        Value::Null => JsValue::null(),
+                    })
+                    .collect();
+                prepared.push(
+                    self.prepared(stmt.query.sql)?
+                        .bind(params)
+                        .map_err(backend)?,
+                );
+            }
+            let statements: Array = prepared.into_iter().collect();
+            self.sys().batch(statements)
+        };
+        settle(sent.map_err(backend)?).await.map_err(backend)
     }
+}
+
+/// D1's answer to the statements of `round_trip` as their rows.
+fn decode(answer: JsValue, stmts: &[Stmt]) -> Rows {
+    if let [stmt] = stmts {
+        let raw: Array = answer.unchecked_into();
+        return Ok(vec![match raw.length() {
+            0 => Vec::new(),
+            1 => vec![row_by_cell(&raw.get(0), stmt.query.columns)?],
+            _ => rows(&raw, stmt.query.columns)?,
+        }]);
+    }
+    answer
+        .unchecked_into::<Array>()
+        .iter()
+        .zip(stmts)
+        .map(|(result, stmt)| match stmt.query.columns {
+            [] => Ok(Vec::new()),
+            columns => match result.unchecked_ref::<D1ResultSys>().results() {
+                Ok(Some(results)) => rows(&results, columns),
+                Ok(None) => Ok(Vec::new()),
+                Err(e) => Err(backend(e)),
+            },
+        })
+        .collect()
 }
 
 /// One statement's rows, as one JSON text decoded by the core. D1 hands over TEXT as strings,

@@ -357,7 +357,7 @@ fn notifications_are_accepted_with_202() {
 }
 
 #[test]
-fn a_broken_database_is_an_internal_error_that_leaks_nothing() {
+fn a_broken_database_is_the_tool_s_error_and_leaks_nothing() {
     let s = Server::new();
     s.db.broken.set(true);
     let reply = s.modern(
@@ -365,7 +365,14 @@ fn a_broken_database_is_an_internal_error_that_leaks_nothing() {
         "tools/call",
         json!({"name": "get_state", "arguments": {"project_id": "p"}}),
     );
-    assert_eq!(error_of(&reply), (200, json!(5), -32603));
+    assert_eq!(reply.status, 200);
+    let body = reply.json();
+    assert_eq!(body["id"], 5);
+    assert_eq!(body["result"]["isError"], true, "{body}");
+    assert_eq!(
+        body["result"]["content"],
+        json!([{"type": "text", "text": "The database could not be read; nothing was written, and calling get_state again is safe but may fail the same way."}])
+    );
     assert!(
         !reply.body.contains("D1_ERROR") && !reply.body.contains("SQL"),
         "{}",

@@ -73,7 +73,9 @@ fn notifications_write_nothing_and_errors_are_events() {
     s.db.broken.set(true);
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_state", "arguments": {"project_id": "p"}}});
     let (event, diagnostic) = respond(&s, &[], call);
-    assert!(event.unwrap().contains("-32603"));
+    let event = event.unwrap();
+    assert!(event.contains("\"isError\":true"), "{event}");
+    assert!(!event.contains("D1_ERROR"), "{event}");
     assert!(
         diagnostic.unwrap().contains("D1_ERROR"),
         "the operator's log gets the detail"

@@ -17,9 +17,11 @@ pub const MODERN: &str = "2026-07-28";
 /// The pinned clock of every test server: 2026-12-01 08:00 UTC.
 pub const NOW_MS: i64 = 1_796_112_000_000;
 
-/// The shared SQLite adapter (`handoff_mcp::sqlite`), counting round trips and able to break.
+/// The shared SQLite adapter (`handoff_mcp::sqlite`), counting round trips and able to break,
+/// behind the fault injector (`faults`), which runs each batch through the D1 adapter's retry
+/// and fails none until a test plans faults.
 pub struct Sqlite {
-    inner: handoff_mcp::sqlite::Sqlite,
+    pub faults: handoff_mcp::sqlite::Faulty,
     /// How many round trips (batches) the core made.
     pub batches: Cell<usize>,
     /// When set, every batch fails as a broken database would.
@@ -31,7 +33,7 @@ impl Deref for Sqlite {
     type Target = handoff_mcp::sqlite::Sqlite;
 
     fn deref(&self) -> &Self::Target {
-        &self.inner
+        &self.faults.db
     }
 }
 
@@ -45,7 +47,7 @@ impl Sqlite {
     /// Counts and breaks batches on top of an adapter.
     pub fn wrap(inner: handoff_mcp::sqlite::Sqlite) -> Sqlite {
         Sqlite {
-            inner,
+            faults: handoff_mcp::sqlite::Faulty::new(inner),
             batches: Cell::new(0),
             broken: Cell::new(false),
         }
@@ -84,14 +86,12 @@ impl Sqlite {
 impl Sql for Sqlite {
     fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
         self.batches.set(self.batches.get() + 1);
-        let rows = if self.broken.get() {
-            Err(StoreError::Backend(
+        if self.broken.get() {
+            return Box::pin(std::future::ready(Err(StoreError::Backend(
                 "D1_ERROR: no such table: project (SQL SELECT …)".into(),
-            ))
-        } else {
-            self.inner.run(&stmts)
-        };
-        Box::pin(std::future::ready(rows))
+            ))));
+        }
+        self.faults.batch(stmts)
     }
 }
 

@@ -125,6 +125,8 @@ fn every_write_ends_with_the_anchor_as_get_state_renders_it() {
 #[test]
 fn north_star_updates_in_place() {
     let s = seeded();
+    // A later call: one at the same moment by the same client is the first one's retry.
+    s.now.set(s.now.get() + 1);
     let updated = s.ok(
         "set_north_star",
         json!({"project_id": "p1", "text": "Ship v2"}),
@@ -211,6 +213,8 @@ fn completing_twice_is_harmless_and_says_so() {
         json!({"project_id": "p1", "body": "b", "kind": "cleanup"}),
     );
     s.ok("complete_task", json!({"task_id": "task-1"}));
+    // A later call: one at the same moment by the same client is the first one's retry.
+    s.now.set(s.now.get() + 1);
     let again = s.ok("complete_task", json!({"task_id": "task-1"}));
     assert_eq!(
         text(&again),
