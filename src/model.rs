@@ -117,3 +117,37 @@ pub struct History {
     pub events: Vec<Event>,
     pub older: u64,
 }
+
+/// What a search hit is: a North Star or focus the history recorded, or a task as it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    NorthStar,
+    Focus,
+    /// A task: its kind, its id, and whether it is done (an open one can still be completed).
+    Task {
+        kind: Kind,
+        id: String,
+        done: bool,
+    },
+}
+
+/// One record a search found. `at_ms` is when it was set, or for a task when it was completed
+/// (when added, while open); `by` is the client that did it. The texts are the record's own:
+/// the statement (or the task's body), the why (or the evidence) and the exit criterion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    pub at_ms: Option<i64>,
+    pub project_id: String,
+    pub record: Record,
+    pub text: String,
+    pub note: Option<String>,
+    pub done_when: Option<String>,
+    pub by: String,
+}
+
+/// The hits a search shows, newest first, and how many records matched in all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hits {
+    pub hits: Vec<Hit>,
+    pub total: u64,
+}

@@ -6,6 +6,10 @@
 
 use crate::model::{EventKind, Focus, History, Stamp, State};
 
+mod search;
+
+pub use search::{records, Searched};
+
 pub const NORTH_STAR_PREFIX: &str = "🎯 NORTH STAR: ";
 pub const FOCUS_PREFIX: &str = "▶ 本丸（今やる1つ）: ";
 pub const WHY_OPEN: &str = "（理由: ";

@@ -9,6 +9,7 @@ mod http_rules;
 mod legacy;
 mod memory;
 mod modern;
+mod search;
 mod sse;
 mod store;
 mod tidy;
