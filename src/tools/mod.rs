@@ -11,7 +11,7 @@ pub mod args;
 mod complete_task;
 mod get_state;
 pub mod schema;
-mod search;
+pub mod search;
 mod set_focus;
 mod set_north_star;
 

@@ -13,6 +13,7 @@
 pub mod card;
 pub mod form;
 mod html;
+mod records;
 mod svg;
 
 use crate::context::{Caller, Ctx, Scope};
@@ -66,6 +67,12 @@ pub enum Action {
         project: String,
         tool: &'static str,
     },
+    /// The search page, of one project or of all the credential reaches, with the search
+    /// form's fields from the query string (none: the empty form).
+    Search {
+        project: Option<String>,
+        fields: Vec<(String, String)>,
+    },
 }
 
 impl Action {
@@ -98,7 +105,7 @@ impl Depth {
 
 /// Whether a path after the token is one of the pages' (`http::route` asks).
 pub fn is_web_path(tail: &str) -> bool {
-    tail.is_empty() || tail.starts_with("projects/")
+    tail.is_empty() || tail.starts_with("projects/") || records::is_top_page(tail)
 }
 
 /// The plan for a web request under a path token whose credential grants `scope`: every rule
@@ -119,6 +126,22 @@ pub fn plan(req: &Request<'_>, scope: Scope) -> Plan {
         },
         (Some("projects"), Some(id), None, _) if model::is_project_id(id) => {
             Action::Project { id: id.to_owned() }
+        }
+        (Some("search"), None, ..) => match records::search_fields(req.query) {
+            Ok(fields) => Action::Search {
+                project: None,
+                fields,
+            },
+            Err(error) => return Plan::Respond(refusal(&error)),
+        },
+        (Some("projects"), Some(id), Some("search"), None) if model::is_project_id(id) => {
+            match records::search_fields(req.query) {
+                Ok(fields) => Action::Search {
+                    project: Some(id.to_owned()),
+                    fields,
+                },
+                Err(error) => return Plan::Respond(refusal(&error)),
+            }
         }
         (Some("projects"), Some(id), Some(tool), None) if model::is_project_id(id) => {
             match write_tool(tool) {
@@ -220,6 +243,9 @@ pub async fn serve(action: &Action, body: &[u8], ctx: &Ctx<'_>) -> Response {
                 .unwrap_or_else(|error| refusal(&error))
         }
         Action::Project { id } => (id, Depth::Project, None),
+        Action::Search { project, fields } => {
+            return records::search(ctx, project.as_deref(), fields).await
+        }
         Action::Form { project, tool } => match form(ctx, project, tool, body).await {
             Ok(Posted::Written(response)) => return response,
             Ok(Posted::Refused(refused)) => (project, Depth::Tool, refused),
