@@ -151,3 +151,55 @@ pub struct Hits {
     pub hits: Vec<Hit>,
     pub total: u64,
 }
+
+/// Everything a project holds, row for row: what an export writes and an import writes back.
+/// Times are UTC ms (`None` from before times were kept); clients as they sent their names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Export {
+    pub project: ExportProject,
+    pub focus: Option<ExportFocus>,
+    /// In insertion order, done ones included.
+    pub tasks: Vec<ExportTask>,
+    /// Oldest first.
+    pub history: Vec<ExportEvent>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportProject {
+    pub id: String,
+    pub north_star: String,
+    pub created_at: Option<i64>,
+    pub updated_at: Option<i64>,
+    pub updated_by: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportFocus {
+    pub statement: String,
+    pub why: Option<String>,
+    pub done_when: Option<String>,
+    pub created_at: Option<i64>,
+    pub updated_at: Option<i64>,
+    pub updated_by: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportTask {
+    pub id: String,
+    pub body: String,
+    pub kind: Kind,
+    pub done: bool,
+    pub created_at: Option<i64>,
+    pub created_by: Option<String>,
+    pub updated_at: Option<i64>,
+    pub completed_at: Option<i64>,
+    pub completed_by: Option<String>,
+    pub evidence: Option<String>,
+}
+
+/// One event of the history with the task it completed, if it is a completion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportEvent {
+    pub event: Event,
+    pub task_id: Option<String>,
+}

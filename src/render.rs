@@ -6,8 +6,10 @@
 
 use crate::model::{EventKind, Focus, History, Stamp, State};
 
+mod markdown;
 mod search;
 
+pub use markdown::markdown;
 pub use search::{records, Searched};
 
 pub const NORTH_STAR_PREFIX: &str = "🎯 NORTH STAR: ";

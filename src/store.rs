@@ -11,9 +11,11 @@ use std::sync::LazyLock;
 use crate::json;
 use crate::model::{Anchor, Deferred, Event, EventKind, Focus, History, Kind, Stamp, State};
 
+mod export;
 mod rows;
 mod search;
 
+pub use export::{import, load_export, Imported, EXPORT_EVENTS, EXPORT_TASKS};
 pub use rows::{from_json as rows_from_json, Cell, Row};
 pub use search::{search, Search, SEARCH_INDEXED, SEARCH_SHORT, TRIGRAM};
 

@@ -142,7 +142,7 @@ fn ago(at_ms: i64, now_ms: i64) -> String {
 pub fn index(v: &Index<'_>) -> String {
     page("Projects", |h| {
         h.raw("<nav>handoff-mcp</nav><h1>Projects</h1>");
-        records::search_box(h, v.up, "", "");
+        records::list_box(h, v.up);
         if v.projects.is_empty() {
             h.raw("<p class=m>No projects yet.</p>");
         }

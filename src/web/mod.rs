@@ -73,12 +73,21 @@ pub enum Action {
         project: Option<String>,
         fields: Vec<(String, String)>,
     },
+    /// A project's export: the JSON document, or its Markdown.
+    Export {
+        project: String,
+        markdown: bool,
+    },
+    /// The import page, or (`post`) the import it posts.
+    Import {
+        post: bool,
+    },
 }
 
 impl Action {
     /// Whether the shell must read the body before `serve`.
     pub fn reads_body(&self) -> bool {
-        matches!(self, Action::Form { .. })
+        matches!(self, Action::Form { .. } | Action::Import { post: true })
     }
 }
 
@@ -134,6 +143,17 @@ pub fn plan(req: &Request<'_>, scope: Scope) -> Plan {
             },
             Err(error) => return Plan::Respond(refusal(&error)),
         },
+        (Some("projects"), Some(id), Some(file @ ("export.json" | "export.md")), None)
+            if model::is_project_id(id) =>
+        {
+            Action::Export {
+                project: id.to_owned(),
+                markdown: file == "export.md",
+            }
+        }
+        (Some("import"), None, ..) => Action::Import {
+            post: req.method == "POST",
+        },
         (Some("projects"), Some(id), Some("search"), None) if model::is_project_id(id) => {
             match records::search_fields(req.query) {
                 Ok(fields) => Action::Search {
@@ -156,6 +176,7 @@ pub fn plan(req: &Request<'_>, scope: Scope) -> Plan {
     };
     let allow: &'static [&'static str] = match action {
         Action::Form { .. } => &["POST"],
+        Action::Import { .. } => &["GET", "POST"],
         _ => &["GET"],
     };
     if !allow.contains(&req.method) {
@@ -246,6 +267,10 @@ pub async fn serve(action: &Action, body: &[u8], ctx: &Ctx<'_>) -> Response {
         Action::Search { project, fields } => {
             return records::search(ctx, project.as_deref(), fields).await
         }
+        Action::Export { project, markdown } => {
+            return records::export(ctx, project, *markdown).await
+        }
+        Action::Import { post } => return records::import(ctx, *post, body).await,
         Action::Form { project, tool } => match form(ctx, project, tool, body).await {
             Ok(Posted::Written(response)) => return response,
             Ok(Posted::Refused(refused)) => (project, Depth::Tool, refused),

@@ -5,6 +5,7 @@ mod support;
 mod bad_input;
 mod catalog;
 mod credentials;
+mod export;
 mod http_rules;
 mod legacy;
 mod memory;
