@@ -408,3 +408,77 @@ fn a_large_project_exports_in_one_round_trip_and_imports_in_one_batch() {
     assert_eq!(other.db.batches.get() - batches, 1);
     assert_eq!(export(&other, "big"), doc);
 }
+
+#[test]
+fn an_empty_history_no_focus_and_no_times_read_plainly() {
+    let s = Server::new();
+    let document = json!({"format": "handoff-mcp project", "version": 1, "exported_at": 0,
+        "project": {"id": "old", "north_star": "from v1", "created_at": null, "updated_at": null,
+                    "updated_by": null},
+        "focus": null, "tasks": [], "history": []});
+    assert_eq!(import(&s, TOKEN, &document.to_string(), "").status, 303);
+    let md = get(&s, &page("projects/old/export.md")).body;
+    assert!(
+        md.contains("🎯 from v1\n\n- set before times were kept by unknown\n"),
+        "{md}"
+    );
+    assert!(md.contains("## Focus\n\n▶ (not set)\n"), "{md}");
+    assert!(
+        md.contains("## History, newest first (times UTC)\n\n(no events)\n"),
+        "{md}"
+    );
+    // A client of exactly the limit is kept; absent members read as null.
+    let mut document = document;
+    document["project"]["id"] = json!("old-2");
+    document["project"]["updated_by"] = json!("c".repeat(100));
+    document.as_object_mut().unwrap().remove("focus");
+    assert_eq!(import(&s, TOKEN, &document.to_string(), "").status, 303);
+    assert_eq!(
+        export(&s, "old-2")["project"]["updated_by"],
+        json!("c".repeat(100))
+    );
+    for (version, said) in [
+        (None, "version is missing"),
+        (Some(json!([1])), "version is not a number"),
+    ] {
+        let mut document = document.clone();
+        match version {
+            Some(v) => document["version"] = v,
+            None => {
+                document.as_object_mut().unwrap().remove("version");
+            }
+        }
+        let reply = import(&s, TOKEN, &document.to_string(), "old-3");
+        assert!(reply.body.contains(said), "{said}: {}", reply.body);
+    }
+}
+
+#[test]
+fn an_import_body_is_read_up_to_the_limit_and_decoded_strictly() {
+    let s = Server::new();
+    let mut limit = b"document=".to_vec();
+    limit.resize(1 << 20, b'x');
+    let reply = s.http(
+        "POST",
+        &page("import"),
+        &[
+            ("Origin", ORIGIN),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+        ],
+        &limit,
+    );
+    assert_eq!(reply.status, 422, "exactly the limit is read");
+    let over = s.http(
+        "POST",
+        &page("import"),
+        &[
+            ("Origin", ORIGIN),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+        ],
+        &[limit, b"x".to_vec()].concat(),
+    );
+    assert_eq!(over.status, 413);
+    let malformed = post(&s, &page("import"), "document=%zz");
+    assert_eq!(malformed.status, 400);
+    assert!(malformed.body.contains("the form cannot be read"));
+}

@@ -620,3 +620,86 @@ fn stored_strings_on_the_search_page_are_only_ever_text() {
     let typed = web(&s, "search?query=%3C%2Fpre%3E%3Cscript%3E");
     crate::web::assert_only_template_markup(&typed.body);
 }
+
+#[test]
+fn the_index_folds_case_beyond_ascii_and_like_below_three_characters_does_not() {
+    let s = Server::new();
+    s.ok(
+        "set_north_star",
+        json!({"project_id": "p", "text": "Größe der Änderung"}),
+    );
+    // Three characters go through the trigram index, which folds Ä to ä as it does A to a.
+    assert!(!search(&s, json!({"query": "äND"})).starts_with("No record"));
+    // One character goes through LIKE, which folds ASCII only.
+    assert!(!search(&s, json!({"query": "Ä"})).starts_with("No record"));
+    assert!(search(&s, json!({"query": "ä"})).starts_with("No record"));
+    assert!(!search(&s, json!({"query": "g"})).starts_with("No record"));
+}
+
+#[test]
+fn exactly_the_limit_of_hits_is_all_of_them() {
+    let s = Server::new();
+    s.ok("set_north_star", json!({"project_id": "p", "text": "many"}));
+    for i in 0..20 {
+        s.ok(
+            "add_task",
+            json!({"project_id": "p", "body": format!("step {i:02}"), "kind": "record"}),
+        );
+    }
+    assert!(search(&s, json!({"query": "step"})).ends_with("\n20 records match."));
+}
+
+#[test]
+fn a_text_is_clipped_only_beyond_the_clip_and_at_most_to_its_end() {
+    let s = Server::new();
+    s.ok("set_north_star", json!({"project_id": "p", "text": "t"}));
+    let exact = format!("fits{}", "x".repeat(196));
+    let over = format!("{}tail end", "y".repeat(200));
+    for body in [&exact, &over] {
+        s.ok(
+            "add_task",
+            json!({"project_id": "p", "body": body, "kind": "record"}),
+        );
+    }
+    let fits = search(&s, json!({"query": "fits"}));
+    assert!(fits.contains(&format!(": {exact} — by")), "{fits}");
+    // The match is near the end: the window ends at the text's end, with no … after it.
+    let tail = search(&s, json!({"query": "tail end"}));
+    assert!(
+        tail.contains(&format!(": …{}tail end — by", "y".repeat(192))),
+        "{tail}"
+    );
+}
+
+#[test]
+fn the_search_tool_is_listed_read_only_with_its_arguments() {
+    let s = Server::new();
+    let listed = s.modern(json!(1), "tools/list", json!({})).json();
+    let entry = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        entry["annotations"],
+        json!({"title": "Search decisions and tasks", "readOnlyHint": true,
+               "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
+    );
+    let schema = &entry["inputSchema"];
+    assert_eq!(schema["required"], json!(["query"]));
+    assert_eq!(
+        schema["properties"]["kind"]["enum"],
+        json!(["north_star", "focus", "main", "cleanup", "record"])
+    );
+    assert_eq!(schema["properties"]["query"]["maxLength"], 2000);
+    assert_eq!(
+        schema["properties"]["project_id"]["pattern"],
+        "^[A-Za-z0-9][A-Za-z0-9._-]*$"
+    );
+    assert!(entry["description"]
+        .as_str()
+        .unwrap()
+        .contains("not tasks to do: get_state says what to do now."));
+}
