@@ -101,10 +101,8 @@ pub fn parse(text: &[u8], into: Option<&str>) -> Result<Export, String> {
         "project",
         &["id", "north_star", "created_at", "updated_at", "updated_by"],
     )?;
-    let id = match into {
-        Some(id) => id.to_owned(),
-        None => p.text("id")?.to_owned(),
-    };
+    let own = p.text("id")?;
+    let id = into.unwrap_or(own).to_owned();
     if !model::is_project_id(&id) {
         return Err(format!(
             "the project id \"{}\" breaks the project-id rule: 1-{} ASCII letters, digits, '-', \

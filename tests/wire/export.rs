@@ -482,3 +482,19 @@ fn an_import_body_is_read_up_to_the_limit_and_decoded_strictly() {
     assert_eq!(malformed.status, 400);
     assert!(malformed.body.contains("the form cannot be read"));
 }
+
+#[test]
+fn the_document_s_own_project_id_must_be_a_string_even_when_another_is_given() {
+    let s = Server::new();
+    let document = json!({"format": "handoff-mcp project", "version": 1, "exported_at": 0,
+        "project": {"id": 7, "north_star": "n"}, "focus": null, "tasks": [], "history": []});
+    let reply = import(&s, TOKEN, &document.to_string(), "fine");
+    assert_eq!(reply.status, 422);
+    assert!(
+        reply
+            .body
+            .contains("Nothing was imported: project: id must be a string."),
+        "{}",
+        reply.body
+    );
+}
