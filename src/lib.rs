@@ -7,6 +7,7 @@ pub mod config;
 pub mod context;
 pub mod dispatch;
 pub mod error;
+pub mod export;
 pub mod http;
 pub mod json;
 pub mod jsonrpc;

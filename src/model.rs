@@ -126,3 +126,89 @@ pub struct History {
     pub events: Vec<Event>,
     pub older: u64,
 }
+
+/// What a search hit is: a North Star or focus the history recorded, or a task as it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    NorthStar,
+    Focus,
+    /// A task: its kind, its id, and whether it is done (an open one can still be completed).
+    Task {
+        kind: Kind,
+        id: String,
+        done: bool,
+    },
+}
+
+/// One record a search found. `at_ms` is when it was set, or for a task when it was completed
+/// (when added, while open); `by` is the client that did it. The texts are the record's own:
+/// the statement (or the task's body), the why (or the evidence) and the exit criterion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    pub at_ms: Option<i64>,
+    pub project_id: String,
+    pub record: Record,
+    pub text: String,
+    pub note: Option<String>,
+    pub done_when: Option<String>,
+    pub by: String,
+}
+
+/// The hits a search shows, newest first, and how many records matched in all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hits {
+    pub hits: Vec<Hit>,
+    pub total: u64,
+}
+
+/// Everything a project holds, row for row: what an export writes and an import writes back.
+/// Times are UTC ms (`None` from before times were kept); clients as they sent their names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Export {
+    pub project: ExportProject,
+    pub focus: Option<ExportFocus>,
+    /// In insertion order, done ones included.
+    pub tasks: Vec<ExportTask>,
+    /// Oldest first.
+    pub history: Vec<ExportEvent>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportProject {
+    pub id: String,
+    pub north_star: String,
+    pub created_at: Option<i64>,
+    pub updated_at: Option<i64>,
+    pub updated_by: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportFocus {
+    pub statement: String,
+    pub why: Option<String>,
+    pub done_when: Option<String>,
+    pub created_at: Option<i64>,
+    pub updated_at: Option<i64>,
+    pub updated_by: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportTask {
+    pub id: String,
+    pub body: String,
+    pub kind: Kind,
+    pub done: bool,
+    pub created_at: Option<i64>,
+    pub created_by: Option<String>,
+    pub updated_at: Option<i64>,
+    pub completed_at: Option<i64>,
+    pub completed_by: Option<String>,
+    pub evidence: Option<String>,
+}
+
+/// One event of the history with the task it completed, if it is a completion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportEvent {
+    pub event: Event,
+    pub task_id: Option<String>,
+}

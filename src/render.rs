@@ -8,6 +8,12 @@ use std::borrow::Cow;
 
 use crate::model::{Event, EventKind, Focus, History, Stamp, State, OPEN_DEFERRED_MAX};
 
+mod markdown;
+mod search;
+
+pub use markdown::markdown;
+pub use search::{records, Searched};
+
 pub const NORTH_STAR_PREFIX: &str = "🎯 NORTH STAR: ";
 pub const FOCUS_PREFIX: &str = "▶ 本丸（今やる1つ）: ";
 pub const WHY_OPEN: &str = "（理由: ";

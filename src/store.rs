@@ -13,10 +13,14 @@ use crate::model::{
     Anchor, Deferred, Event, EventKind, Focus, History, Kind, Stamp, State, OPEN_DEFERRED_MAX,
 };
 
+mod export;
 pub mod retry;
 mod rows;
+mod search;
 
+pub use export::{import, load_export, Imported, EXPORT_EVENTS, EXPORT_TASKS};
 pub use rows::{from_json as rows_from_json, Cell, Row};
+pub use search::{search, Search, SEARCH_INDEXED, SEARCH_SHORT, TRIGRAM};
 
 /// A bound parameter. Text and small integers are all the app stores.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,26 +138,46 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0002_history.sql",
         include_str!("../migrations/0002_history.sql"),
     ),
+    (
+        "0003_search.sql",
+        include_str!("../migrations/0003_search.sql"),
+    ),
 ];
 
 /// Each migration's statements, split once per isolate.
 static SCHEMA: LazyLock<Vec<Vec<String>>> =
     LazyLock::new(|| MIGRATIONS.iter().map(|(_, sql)| split_sql(sql)).collect());
 
-/// Splits a migration into statements: `--` comments dropped, split on `;`. The migrations
-/// contain no string literal holding `--` or `;`, which a test checks.
+/// Splits a migration into statements: `--` comments dropped, split on `;`, except inside a
+/// trigger's `BEGIN … END`, whose statements end in `;` too: a `CREATE TRIGGER` runs on to the
+/// piece that is `END`. The migrations contain no string literal holding `--` or `;`, which a
+/// test checks.
 pub fn split_sql(src: &str) -> Vec<String> {
     let without_comments: String = src
         .lines()
         .map(|line| line.split_once("--").map_or(line, |(code, _)| code))
         .collect::<Vec<_>>()
         .join("\n");
-    without_comments
+    let mut statements: Vec<String> = Vec::new();
+    let mut in_trigger = false;
+    for piece in without_comments
         .split(';')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect()
+    {
+        match statements.last_mut() {
+            Some(trigger) if in_trigger => {
+                trigger.push_str(";\n");
+                trigger.push_str(piece);
+                in_trigger = piece != "END";
+            }
+            _ => {
+                in_trigger = piece.starts_with("CREATE TRIGGER");
+                statements.push(piece.to_owned());
+            }
+        }
+    }
+    statements
 }
 
 /// wrangler's migration ledger, created exactly as `wrangler d1 migrations apply` creates it, so

@@ -10,12 +10,13 @@ use crate::client::{
 use crate::http::Target;
 
 /// tools/list must name exactly these, in this order.
-const TOOL_NAMES: [&str; 5] = [
+const TOOL_NAMES: [&str; 6] = [
     "get_state",
     "set_north_star",
     "set_focus",
     "add_task",
     "complete_task",
+    "search",
 ];
 
 /// get_state's description closes with this instruction to the model reading it.
@@ -93,7 +94,7 @@ fn discover(checks: &mut Checks, who: &str, client: &mut Client) {
     checks.record(&format!("{tag} {who}: server/discover"), discovered);
 }
 
-/// tools/list names the five tools in order, and get_state's description ends with its instruction.
+/// tools/list names the six tools in order, and get_state's description ends with its instruction.
 pub fn tools_list(checks: &mut Checks, tag: &str, who: &str, session: &mut dyn Session) {
     let listed = session.result("tools/list", json!({})).and_then(|result| {
         let tools = result["tools"]

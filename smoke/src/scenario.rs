@@ -210,7 +210,8 @@ fn run_b(checks: &mut Checks, tag: &str, project: &str, ids: &Ids, open: &mut Op
     checks.record(&name, completed);
 }
 
-/// C, a third client, sees the cleanup task gone and the record task still open.
+/// C, a third client, sees the cleanup task gone and the record task still open, and finds it
+/// by a piece of its text through the search tool (D1's trigram index, under wrangler dev).
 fn run_c(checks: &mut Checks, tag: &str, project: &str, ids: &Ids, open: &mut Opener) {
     let mut c = open("C", checks);
     let state = tools::call(c.as_mut(), "get_state", json!({"project_id": project}));
@@ -224,6 +225,26 @@ fn run_c(checks: &mut Checks, tag: &str, project: &str, ids: &Ids, open: &mut Op
                 STATE_AFTER,
                 &reference(&[(record, "record", RECORD_TASK)], seen),
             ])
+        }),
+    );
+    let found = tools::call(
+        c.as_mut(),
+        "search",
+        json!({"query": "DEBUG LOGGING", "project_id": project}),
+    );
+    checks.record(
+        &format!("{tag} C: search finds the completed cleanup task as a record"),
+        found.and_then(|result| {
+            result.expect_ok()?;
+            let text = result.texts.concat();
+            let head = format!(
+                "Records, not tasks to do: what was decided and done that matches \"DEBUG LOGGING\" in project \"{project}\", newest first (times UTC)."
+            );
+            let line = format!("  {project}  cleanup task completed: {CLEANUP_TASK} — by ");
+            ensure(
+                text.starts_with(&head) && text.contains(&line) && text.ends_with("\n1 record matches."),
+                || text.clone(),
+            )
         }),
     );
 }

@@ -147,7 +147,7 @@ fn run(
     for (how, target) in [("path", ro.clone()), ("header", ro.clone().with_bearer())] {
         let mut client = Client::new(&target, Era::Modern);
         let outcome = tool_names(&mut client)
-            .and_then(|names| expect_eq("tools", &vec!["get_state".to_owned()], &names))
+            .and_then(|names| expect_eq("tools", &read_only_tools(), &names))
             .and_then(|()| {
                 tools::call(&mut client, "get_state", json!({"project_id": project}))?
                     .expect_ok()?;
@@ -160,7 +160,7 @@ fn run(
                 ensure(refused.text.contains("read-only"), || refused.text.clone())
             });
         checks.record(
-            &format!("scopes: a read-only token in the {how} lists get_state only, reads, and writes nothing"),
+            &format!("scopes: a read-only token in the {how} lists get_state and search only, reads, and writes nothing"),
             outcome,
         );
     }
@@ -169,7 +169,7 @@ fn run(
     let bearer_ro = ro.clone().with_bearer();
     if let Some(mut session) = sse::open(checks, &bearer_ro, "scopes sse", "RO") {
         let outcome = tool_names(&mut session)
-            .and_then(|names| expect_eq("tools", &vec!["get_state".to_owned()], &names))
+            .and_then(|names| expect_eq("tools", &read_only_tools(), &names))
             .and_then(|()| {
                 let refused = tools::call(
                     &mut session,
@@ -230,9 +230,15 @@ fn all_tools() -> Vec<String> {
         "set_focus",
         "add_task",
         "complete_task",
+        "search",
     ]
     .map(String::from)
     .to_vec()
+}
+
+/// What a read-only token lists: the read-only tools.
+fn read_only_tools() -> Vec<String> {
+    vec!["get_state".to_owned(), "search".to_owned()]
 }
 
 fn tool_names(session: &mut dyn Session) -> Result<Vec<String>, String> {

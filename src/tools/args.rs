@@ -35,6 +35,8 @@ pub enum Rule {
     Text { blank_ok: bool, max: usize },
     /// One of main, cleanup, record.
     Kind,
+    /// Exactly one of these words.
+    OneOf(&'static [&'static str]),
 }
 
 /// The `project_id` parameter every project tool takes.
@@ -198,6 +200,15 @@ fn check_rule(param: &Param, value: &str) -> Result<(), String> {
                 return Err(format!(
                     "{name} contains the control character U+{:04X}; only tabs and line breaks are allowed",
                     u32::from(c)
+                ));
+            }
+        }
+        Rule::OneOf(words) => {
+            if !words.contains(&value) {
+                return Err(format!(
+                    "{name} must be one of {}; got \"{}\"",
+                    words.join(", "),
+                    preview(value)
                 ));
             }
         }

@@ -1,4 +1,4 @@
-//! The five tools. One `ToolDef` per tool, in its own file with its handler, drives tools/list,
+//! The tools. One `ToolDef` per tool, in its own file with its handler, drives tools/list,
 //! argument checking and tools/call. Tools return `Outcome`s (a failure the model can act on is
 //! an `isError` outcome, not an error); they never build JSON-RPC errors and never see HTTP.
 //! Argument rules live in `args`, the tools/list entry in `schema`. The caller's scope is
@@ -11,6 +11,7 @@ pub mod args;
 mod complete_task;
 mod get_state;
 pub mod schema;
+pub mod search;
 mod set_focus;
 mod set_north_star;
 
@@ -23,12 +24,13 @@ use crate::store::LocalFuture;
 use args::Args;
 
 /// Every tool, in the order tools/list shows them.
-pub const ALL: [&ToolDef; 5] = [
+pub const ALL: [&ToolDef; 6] = [
     &get_state::DEF,
     &set_north_star::DEF,
     &set_focus::DEF,
     &add_task::DEF,
     &complete_task::DEF,
+    &search::DEF,
 ];
 
 /// A tool's handler: checked arguments and the request context in, the outcome out. A storage

@@ -25,6 +25,7 @@ pub fn list_entry(def: &ToolDef) -> Json {
                     schema["minLength"] = json!(1);
                 }
             }
+            Rule::OneOf(words) => schema["enum"] = json!(words),
             Rule::Kind => {
                 let kinds: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
                 schema["enum"] = json!(kinds);

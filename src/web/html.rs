@@ -4,6 +4,7 @@
 //! no external resource, no absolute URL (links are relative, so the token in the path is
 //! never written into a page). No storage and no HTTP here.
 
+use super::records;
 use super::svg;
 use crate::model::{Deferred, EventKind, Focus, History, Kind, State};
 use crate::render;
@@ -145,6 +146,7 @@ fn ago(at_ms: i64, now_ms: i64) -> String {
 pub fn index(v: &Index<'_>) -> String {
     page("Projects", |h| {
         h.raw("<nav>handoff-mcp</nav><h1>Projects</h1>");
+        records::list_box(h, v.up);
         if v.projects.is_empty() {
             h.raw("<p class=m>No projects yet.</p>");
         }
@@ -211,6 +213,7 @@ pub fn project(v: &Project<'_>) -> String {
         if let Some(r) = v.refused {
             h.fill("<p class=err role=alert id=refused>{}</p>", &[&r.sentence]);
         }
+        records::project_box(h, v.up, id);
         h.raw("<h2>What the model sees</h2>");
         for text in v.texts {
             // A line break right after <pre> or <textarea> is dropped by the HTML parser, so each

@@ -13,6 +13,7 @@
 pub mod card;
 pub mod form;
 mod html;
+mod records;
 mod svg;
 
 use crate::context::{Caller, Ctx, Scope};
@@ -66,12 +67,27 @@ pub enum Action {
         project: String,
         tool: &'static str,
     },
+    /// The search page, of one project or of all the credential reaches, with the search
+    /// form's fields from the query string (none: the empty form).
+    Search {
+        project: Option<String>,
+        fields: Vec<(String, String)>,
+    },
+    /// A project's export: the JSON document, or its Markdown.
+    Export {
+        project: String,
+        markdown: bool,
+    },
+    /// The import page, or (`post`) the import it posts.
+    Import {
+        post: bool,
+    },
 }
 
 impl Action {
     /// Whether the shell must read the body before `serve`.
     pub fn reads_body(&self) -> bool {
-        matches!(self, Action::Form { .. })
+        matches!(self, Action::Form { .. } | Action::Import { post: true })
     }
 }
 
@@ -98,7 +114,7 @@ impl Depth {
 
 /// Whether a path after the token is one of the pages' (`http::route` asks).
 pub fn is_web_path(tail: &str) -> bool {
-    tail.is_empty() || tail.starts_with("projects/")
+    tail.is_empty() || tail.starts_with("projects/") || records::is_top_page(tail)
 }
 
 /// The plan for a web request under a path token whose credential grants `scope`: every rule
@@ -120,6 +136,33 @@ pub fn plan(req: &Request<'_>, scope: Scope) -> Plan {
         (Some("projects"), Some(id), None, _) if model::is_project_id(id) => {
             Action::Project { id: id.to_owned() }
         }
+        (Some("search"), None, ..) => match records::search_fields(req.query) {
+            Ok(fields) => Action::Search {
+                project: None,
+                fields,
+            },
+            Err(error) => return Plan::Respond(refusal(&error)),
+        },
+        (Some("projects"), Some(id), Some(file @ ("export.json" | "export.md")), None)
+            if model::is_project_id(id) =>
+        {
+            Action::Export {
+                project: id.to_owned(),
+                markdown: file == "export.md",
+            }
+        }
+        (Some("import"), None, ..) => Action::Import {
+            post: req.method == "POST",
+        },
+        (Some("projects"), Some(id), Some("search"), None) if model::is_project_id(id) => {
+            match records::search_fields(req.query) {
+                Ok(fields) => Action::Search {
+                    project: Some(id.to_owned()),
+                    fields,
+                },
+                Err(error) => return Plan::Respond(refusal(&error)),
+            }
+        }
         (Some("projects"), Some(id), Some(tool), None) if model::is_project_id(id) => {
             match write_tool(tool) {
                 Some(def) => Action::Form {
@@ -133,6 +176,7 @@ pub fn plan(req: &Request<'_>, scope: Scope) -> Plan {
     };
     let allow: &'static [&'static str] = match action {
         Action::Form { .. } => &["POST"],
+        Action::Import { .. } => &["GET", "POST"],
         _ => &["GET"],
     };
     if !allow.contains(&req.method) {
@@ -232,6 +276,13 @@ pub async fn serve(action: &Action, body: &[u8], ctx: &Ctx<'_>) -> Response {
                 .unwrap_or_else(|error| refusal(&error))
         }
         Action::Project { id } => (id, Depth::Project, None),
+        Action::Search { project, fields } => {
+            return records::search(ctx, project.as_deref(), fields).await
+        }
+        Action::Export { project, markdown } => {
+            return records::export(ctx, project, *markdown).await
+        }
+        Action::Import { post } => return records::import(ctx, *post, body).await,
         Action::Form { project, tool } => match form(ctx, project, tool, body).await {
             Ok(Posted::Written(response)) => return response,
             Ok(Posted::Refused(refused)) => (project, Depth::Tool, refused),

@@ -1,5 +1,7 @@
 """Every project's state as a running handoff-mcp serves it, as one JSON object on stdout:
-{project_id: {"text": get_state's text, "structured": its structuredContent}}.
+{project_id: {"text": get_state's text, "structured": its structuredContent, "search": the
+search tool's text for the first 30 characters of its North Star, in that project}}, so a
+restore must bring back the search index too.
 
 A black box over HTTP JSON-RPC, like the smoke client: resources/list (every page) names the
 projects, tools/call get_state reads each. tests/backup/run compares two of these.
@@ -42,6 +44,10 @@ def main(url):
         n += 1
         result = rpc(url, "tools/call", {"name": "get_state", "arguments": {"project_id": project}}, n)
         states[project] = {"text": result["content"][0]["text"], "structured": result.get("structuredContent")}
+        north_star = states[project]["text"].split("\n", 1)[0].removeprefix("🎯 NORTH STAR: ")[:30]
+        n += 1
+        found = rpc(url, "tools/call", {"name": "search", "arguments": {"query": north_star or "x", "project_id": project}}, n)
+        states[project]["search"] = found["content"][0]["text"]
     json.dump(states, sys.stdout, ensure_ascii=False, sort_keys=True, indent=1)
 
 

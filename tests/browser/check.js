@@ -207,6 +207,30 @@ async function main() {
     );
     check("the page draws the focus changes", (await page.locator("svg rect").count()) === 2);
 
+    // The search box: its page shows the search tool's own text, for this project and for all.
+    await page.fill("#sq", "debug logging");
+    await Promise.all([page.waitForNavigation(), page.click("form[data-tool=search] button")]);
+    const searched = await page.locator("#records").textContent();
+    const tool = (await call("search", { query: "debug logging", project_id: project })).content[0].text;
+    check("the project's search box leads to its search page", page.url() === `${base}/projects/${project}/search?query=debug+logging&kind=`, page.url());
+    check("the search page shows the search tool's text", searched === tool && tool.includes("cleanup task completed: Remove the debug logging 🧹 — evidence: checked in the browser — by web"), `${searched}\n---\n${tool}`);
+    await page.goto(`${base}/`);
+    await page.fill("#sq", "Screenshot for the README");
+    await page.selectOption("#sk", "record");
+    await Promise.all([page.waitForNavigation(), page.click("form[data-tool=search] button")]);
+    const everywhere = (await call("search", { query: "Screenshot for the README", kind: "record" })).content[0].text;
+    check("the list's search box searches every project", (await page.locator("#records").textContent()) === everywhere && everywhere.includes(`  ${project}  record task open, task_id=`), everywhere);
+
+    // The download: the project's export document, as the project page links it.
+    await page.goto(`${base}/projects/${project}`);
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click("a[href$='export.json']")]);
+    const exported = JSON.parse(fs.readFileSync(await download.path(), "utf8"));
+    check("Export (JSON) downloads the project's document", download.suggestedFilename() === `${project}.handoff.json` && exported.format === "handoff-mcp project" && exported.version === 1 && exported.project.id === project && exported.tasks.length === 3, `${download.suggestedFilename()} ${JSON.stringify(exported).slice(0, 200)}`);
+    check("the document holds the full history with clients", exported.history.some((e) => e.what === "completed" && e.value === "Remove the debug logging 🧹" && e.note === "checked in the browser" && e.client === "web") && exported.history.length === (await history(project)).split("\n").length - 1, JSON.stringify(exported.history).slice(0, 300));
+    const markdown = await (await fetch(`${base}/projects/${project}/export.md`)).text();
+    check("Export (Markdown) reads the same project", markdown.startsWith(`# ${project}\n`) && markdown.includes("\n- record: Screenshot for the README 📸 (task_id "), markdown.slice(0, 300));
+    await page.goto(`${base}/projects/${project}`);
+
     // A refusal shows the tool's own sentence and writes nothing.
     const before = await stateTexts(project);
     await page.fill("#fs", "   ");

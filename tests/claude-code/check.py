@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario  # noqa: E402
 from scenario import FOCUS_LINE, NO_FOCUS_LINE, NORTH_STAR_LINE, TASKS, text_blocks  # noqa: E402
 
-TOOLS = ["add_task", "complete_task", "get_state", "set_focus", "set_north_star"]
+TOOLS = ["add_task", "complete_task", "get_state", "search", "set_focus", "set_north_star"]
 failures = 0
 
 
@@ -94,7 +94,7 @@ def check_records(folder, transports):
 
         ran(f"{t} A", a, 5)
         offered = {tool["name"]: tool["description"] for tool in a.get("tools_offered", [])}
-        check(f"{t} A: the model was offered exactly the five handoff tools", sorted(offered) == [f"mcp__handoff__{n}" for n in TOOLS])
+        check(f"{t} A: the model was offered exactly the six handoff tools", sorted(offered) == [f"mcp__handoff__{n}" for n in TOOLS])
         check(
             f"{t} A: get_state's description as the model read it ends with the fixed instruction",
             offered.get("mcp__handoff__get_state", "").rstrip().endswith(scenario.DESCRIPTION_TAIL),
@@ -135,7 +135,7 @@ def check_records(folder, transports):
         )
         ends_with_head(f"{t} B complete_task", done, FOCUS_LINE)
 
-        ran(f"{t} C", c, 2)
+        ran(f"{t} C", c, 3)
         state = step(c, 0)
         record_task = [(ids["record"], "record", dict(TASKS)["record"])]
         shown = text_blocks(state.get("content")) if isinstance(state.get("content"), list) else []
@@ -148,6 +148,11 @@ def check_records(folder, transports):
         check(
             f"{t} C get_state of an unwritten project: shown as a tool error that says to call set_north_star",
             missing.get("is_error") is True and "set_north_star" in "\n".join(text_blocks(missing.get("content"))),
+        )
+        found = step(c, 2)
+        check(
+            f"{t} C search: one text block, the completed cleanup task as a record, not a task to do",
+            not found.get("is_error", True) and scenario.search_found(project, one_text(found)),
         )
 
         show(f"{t} B get_state", step(b, 0))
@@ -207,7 +212,7 @@ def check_bridge(name, project, command):
               bool(init.get("serverInfo", {}).get("name")) and bool(init.get("protocolVersion")))
         bridge.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         tools = bridge.call(2, "tools/list", {}).get("result", {}).get("tools", [])
-        check(f"{name}: tools/list names the five tools", sorted(tool.get("name") for tool in tools) == TOOLS)
+        check(f"{name}: tools/list names the six tools", sorted(tool.get("name") for tool in tools) == TOOLS)
         state = bridge.call(3, "tools/call", {"name": "get_state", "arguments": {"project_id": project}}).get("result", {})
         texts = text_blocks(state.get("content"))
         check(f"{name}: get_state returns the project's contract text as the first text item",

@@ -1,6 +1,7 @@
 """The handoff scenario the stand-in model plays through Claude Code, in three chat generations.
 
-A writes the project, B reads it and completes the cleanup task, C reads it again. This module
+A writes the project, B reads it and completes the cleanup task, C reads it again and searches
+for the task B completed. This module
 holds the inputs, the scripted steps, and the texts the model must be shown, written out from the
 contract here (like the smoke client, the harness shares no code with the server).
 """
@@ -15,6 +16,9 @@ TASKS = [
     ("cleanup", "一時ファイルを消す"),
     ("record", "結果を README に記録する"),
 ]
+
+# C's search: a piece of the cleanup task's body, in Japanese, written without spaces.
+SEARCH_QUERY = "一時ファイル"
 
 NORTH_STAR_LINE = "🎯 NORTH STAR: " + NORTH_STAR
 FOCUS_LINE = f"▶ 本丸（今やる1つ）: {FOCUS}（理由: {WHY}）"
@@ -34,6 +38,18 @@ def contract(open_tasks):
     """get_state's first text once the focus is set; open_tasks are (kind, body), oldest first."""
     listed = [f"  [{kind}] {body}" for kind, body in open_tasks] or ["  （なし）"]
     return "\n".join([NORTH_STAR_LINE, FOCUS_LINE, SEPARATOR] + listed)
+
+
+def search_found(project, seen):
+    """Whether `seen` is exactly the search tool's text for C's query: the records head, the
+    completed cleanup task (at the server's time, by Claude Code), the count."""
+    head = (
+        f'Records, not tasks to do: what was decided and done that matches "{SEARCH_QUERY}" in project '
+        f'"{project}", newest first (times UTC). get_state says what to do now.'
+    )
+    body = dict(TASKS)["cleanup"]
+    line = re.escape(f"  {project}  cleanup task completed: {body} — by ") + r"claude-code/\S+"
+    return re.fullmatch(re.escape(head) + r"\n\d{4}-\d{2}-\d{2} \d{2}:\d{2}" + line + r"\n1 record matches\.", seen or "") is not None
 
 
 def reference(open_tasks, seen):
@@ -91,9 +107,11 @@ def steps(run, project):
 
         return [lambda seen: ("get_state", {"project_id": project}), complete]
     if run == "C":
-        # The second read names a project nobody wrote, so one tool error reaches the model too.
+        # The second read names a project nobody wrote, so one tool error reaches the model too;
+        # then a search for what B completed.
         return [
             lambda seen: ("get_state", {"project_id": project}),
             lambda seen: ("get_state", {"project_id": missing_project(project)}),
+            lambda seen: ("search", {"query": SEARCH_QUERY, "project_id": project}),
         ]
     raise ValueError(f"unknown run {run!r}")

@@ -591,7 +591,9 @@ fn good(param: &str) -> Json {
         "project_id" => json!("p1"),
         "task_id" => json!("task-1"),
         "kind" => json!("cleanup"),
-        "text" | "statement" | "why" | "body" | "done_when" | "evidence" => json!("fine"),
+        "text" | "statement" | "why" | "body" | "done_when" | "evidence" | "query" => {
+            json!("fine")
+        }
         other => panic!("no good value for a new parameter {other:?}; add one here"),
     }
 }
@@ -613,7 +615,7 @@ fn args_with(params: &[(String, bool)], param: &str, value: Option<Json>) -> Jso
 #[test]
 fn wrong_types_unknown_and_missing_arguments_for_every_tool() {
     let tools = tool_params();
-    assert_eq!(tools.len(), 5);
+    assert_eq!(tools.len(), 6);
     let deep = (0..100).fold(json!("p1"), |v, _| json!([v]));
     let wrong: [(Json, &str); 11] = [
         (json!(0), "a number"),

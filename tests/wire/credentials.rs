@@ -520,6 +520,7 @@ fn tools_list_per_scope_and_never_shared_across_tokens() {
         "set_focus",
         "add_task",
         "complete_task",
+        "search",
     ];
     assert_eq!(
         tool_names(&s),
@@ -531,13 +532,16 @@ fn tools_list_per_scope_and_never_shared_across_tokens() {
     both_ways(&s, RO, |way| {
         assert_eq!(
             tool_names(&s),
-            (vec!["get_state".to_owned()], json!("private")),
+            (
+                vec!["get_state".to_owned(), "search".to_owned()],
+                json!("private")
+            ),
             "{way}"
         );
         let legacy = s
             .legacy("2025-11-25", json!(1), "tools/list", json!({}))
             .json();
-        assert_eq!(legacy["result"]["tools"].as_array().unwrap().len(), 1);
+        assert_eq!(legacy["result"]["tools"].as_array().unwrap().len(), 2);
     });
 }
 
@@ -567,7 +571,7 @@ fn a_read_only_token_reads_and_writes_nothing() {
             assert_eq!(
                 s.err(tool, args),
                 format!(
-                    "{tool} was refused: this token is read-only, so it can call get_state only. Nothing was written."
+                    "{tool} was refused: this token is read-only, so it can call get_state, search only. Nothing was written."
                 ),
                 "{way}"
             );

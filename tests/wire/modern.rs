@@ -66,7 +66,8 @@ fn tools_list_is_deterministic_strict_and_cacheable() {
             "set_north_star",
             "set_focus",
             "add_task",
-            "complete_task"
+            "complete_task",
+            "search"
         ]
     );
     let add = &result["tools"][3];
@@ -330,7 +331,7 @@ fn unknown_tools_and_malformed_calls_are_invalid_params() {
     assert_eq!(error_of(&reply), (200, json!(3), -32602));
     assert_eq!(
         reply.json()["error"]["message"],
-        "Unknown tool \"rm_rf\"; the tools are get_state, set_north_star, set_focus, add_task, complete_task"
+        "Unknown tool \"rm_rf\"; the tools are get_state, set_north_star, set_focus, add_task, complete_task, search"
     );
     let reply = s.modern(
         json!(4),

@@ -132,8 +132,9 @@ fn assert_upgraded(db: Sqlite, before: &str) {
 fn a_v1_database_of_the_old_worker_upgrades_on_the_first_request() {
     let db = v1(false);
     let before = v1_rows(&db);
-    // No ledger: 0001 (all IF NOT EXISTS, so a no-op on these tables) is recorded, then 0002.
-    assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 2);
+    // No ledger: 0001 (all IF NOT EXISTS, so a no-op on these tables) is recorded, then 0002
+    // and 0003.
+    assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 3);
     assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 0);
     assert_upgraded(db, &before);
 }
@@ -142,7 +143,7 @@ fn a_v1_database_of_the_old_worker_upgrades_on_the_first_request() {
 fn a_v1_database_wrangler_migrated_upgrades_on_the_first_request() {
     let db = v1(true);
     let before = v1_rows(&db);
-    assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 1);
+    assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 2);
     assert_upgraded(db, &before);
 }
 
@@ -151,14 +152,60 @@ fn a_worker_finds_the_schema_current_when_wrangler_went_first() {
     // wrangler's way: each file, then its ledger row, in one batch.
     let db = v1(true);
     let before = v1_rows(&db);
-    let (name, sql) = store::MIGRATIONS[1];
+    for (name, _) in &store::MIGRATIONS[1..] {
+        wrangler_applies(&db, name);
+    }
+    assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 0);
+    assert_upgraded(db, &before);
+}
+
+/// What `wrangler d1 migrations apply` does with one file: its text, then its ledger row, in
+/// one transaction.
+fn wrangler_applies(db: &Sqlite, name: &str) {
+    let (_, sql) = store::MIGRATIONS.iter().find(|(n, _)| *n == name).unwrap();
     db.conn
         .execute_batch(&format!(
             "BEGIN; {sql}\nINSERT INTO d1_migrations (name) values ('{name}'); COMMIT;"
         ))
         .unwrap();
-    assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 0);
-    assert_upgraded(db, &before);
+}
+
+/// A database the v2 Worker kept (0001 and 0002, with v1's rows and a history written by the
+/// v2 tools) finds all of it through the search once 0003 is applied, exactly as a database
+/// that had the index from the start.
+#[test]
+fn a_database_at_0002_finds_what_it_held_once_upgraded() {
+    let db = v1(true);
+    wrangler_applies(&db, "0002_history.sql");
+    let old = Server::on(support::Sqlite::wrap(db));
+    crate::search::seed(&old);
+    assert_eq!(block_on(store::ensure_schema(&old.db)).unwrap(), 1);
+    let fresh = Server::new();
+    crate::search::seed(&fresh);
+    for query in ["redis", "ログイン画面", "移行", "Cargo"] {
+        let found = crate::search::search(&old, json!({"query": query}));
+        assert_eq!(
+            found,
+            crate::search::search(&fresh, json!({"query": query}))
+        );
+        assert!(!found.starts_with("No record"), "{query}");
+    }
+    // v1's rows, which have no time, come last, with the client unknown.
+    assert_eq!(
+        crate::search::search(&old, json!({"query": "logging"})),
+        "Records, not tasks to do: what was decided and done that matches \"logging\", newest \
+         first (times UTC). get_state says what to do now.\n\
+         (time unknown)  alpha  cleanup task open, task_id=a-clean-open: remove logging — by unknown\n\
+         1 record matches."
+    );
+    assert!(
+        crate::search::search(&old, json!({"query": "quota"})).contains(
+            "\n(time unknown)  alpha  record task completed: noted the quota — by unknown\n"
+        )
+    );
+    assert!(crate::search::search(&old, json!({"query": "everything depends"})).contains(
+        "\n(time unknown)  alpha  focus set: Write the store — why: everything depends on it — by unknown\n"
+    ));
 }
 
 /// An adapter that lets another upgrader finish just after this one read the ledger, as a

@@ -21,12 +21,12 @@ const HEADERS: [(&str, &str); 6] = [
     ("x-frame-options", "DENY"),
 ];
 
-fn get(s: &Server, path: &str) -> Reply {
+pub fn get(s: &Server, path: &str) -> Reply {
     s.http("GET", path, &[], b"")
 }
 
 /// A form post as a page of ours sends it: our Origin, the form encoding.
-fn post(s: &Server, path: &str, body: &str) -> Reply {
+pub fn post(s: &Server, path: &str, body: &str) -> Reply {
     s.http(
         "POST",
         path,
@@ -42,7 +42,7 @@ fn written(s: &Server, path: &str, body: &str) -> Reply {
     reply
 }
 
-fn page(path: &str) -> String {
+pub fn page(path: &str) -> String {
     format!("/{TOKEN}/{path}")
 }
 
@@ -68,7 +68,7 @@ fn seeded() -> Server {
 }
 
 /// The text a page shows for a string: HTML-escaped.
-fn escaped(text: &str) -> String {
+pub fn escaped(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -76,7 +76,7 @@ fn escaped(text: &str) -> String {
         .replace('\'', "&#39;")
 }
 
-fn assert_web_headers(reply: &Reply, extra: &[&str]) {
+pub fn assert_web_headers(reply: &Reply, extra: &[&str]) {
     let names: Vec<&str> = reply.headers.iter().map(|(k, _)| *k).collect();
     let mut expected: Vec<&str> = HEADERS.iter().map(|(k, _)| *k).collect();
     expected.extend_from_slice(extra);
@@ -89,7 +89,7 @@ fn assert_web_headers(reply: &Reply, extra: &[&str]) {
 
 /// Every tag that opens in a page is one the templates write: a stored `<` can only ever be
 /// `&lt;`, so any other tag name would be markup that came from data.
-fn assert_only_template_markup(body: &str) {
+pub fn assert_only_template_markup(body: &str) {
     const TAGS: &[&str] = &[
         "!doctype", "html", "head", "meta", "title", "style", "body", "nav", "h1", "h2", "a", "b",
         "p", "div", "span", "ul", "li", "pre", "form", "label", "input", "textarea", "select",
@@ -289,7 +289,7 @@ fn the_project_page_shows_what_the_model_sees() {
 }
 
 /// The forms of a page: each `data-tool` with the names of its fields, in order.
-fn forms(body: &str) -> Vec<(String, Vec<String>)> {
+pub fn forms(body: &str) -> Vec<(String, Vec<String>)> {
     body.split("<form ")
         .skip(1)
         .map(|form| {
@@ -334,10 +334,12 @@ fn each_form_is_a_write_tool_with_its_argument_names() {
     };
     let project = forms(&get(&s, &page("projects/p1")).body);
     let tools: Vec<&str> = project.iter().map(|(t, _)| t.as_str()).collect();
-    // One complete_task form per open deferred task, then one form per other write tool.
+    // The search box, one complete_task form per open deferred task, then one form per other
+    // write tool.
     assert_eq!(
         tools,
         [
+            "search",
             "complete_task",
             "complete_task",
             "set_north_star",
@@ -354,8 +356,12 @@ fn each_form_is_a_write_tool_with_its_argument_names() {
         expected.sort();
         assert_eq!(names, expected, "{tool}");
     }
-    // The list only lists: a project starts with set_north_star, from a chat.
-    assert_eq!(forms(&get(&s, &page("")).body), []);
+    // The list only lists and searches: a project starts with set_north_star, from a chat.
+    let list = forms(&get(&s, &page("")).body);
+    assert_eq!(
+        list,
+        [("search".into(), vec!["query".into(), "kind".into()])]
+    );
 }
 
 #[test]
@@ -740,14 +746,17 @@ fn scoped_and_read_only_tokens_see_only_their_project_and_read_only_pages_have_n
     assert_eq!(s.db.dump(), before);
     let read_only = get(&s, "/ro-tok/projects/p1").body;
     assert!(read_only.contains("<pre>\n🎯 NORTH STAR: one"));
-    assert!(!read_only.contains("<form") && !read_only.contains("<button"));
+    // The search box is its one form: it reads.
+    assert_eq!(forms(&read_only).len(), 1);
+    assert!(read_only.contains("<form method=get action=\"../projects/p1/search\""));
+    assert_eq!(read_only.matches("<button").count(), 1);
     let refused = post(&s, "/ro-tok/projects/p1/set_north_star", "text=x");
     assert_eq!(refused.status, 422);
     assert!(refused.body.contains("read-only"), "{}", refused.body);
-    assert!(!refused.body.contains("<form"));
+    assert_eq!(forms(&refused.body).len(), 1, "the search box only");
     assert_eq!(s.db.dump(), before);
     let read_write = get(&s, "/rw-tok/projects/p1").body;
-    assert_eq!(forms(&read_write).len(), 4);
+    assert_eq!(forms(&read_write).len(), 5);
     let written = post(&s, "/rw-tok/projects/p1/set_focus", "statement=s");
     assert_eq!(written.status, 303);
     assert!(s.state_text("p1").contains("▶ 本丸（今やる1つ）: s"));
