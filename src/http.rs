@@ -9,8 +9,9 @@
 //! `Authorization: Bearer <token>` (401 with `WWW-Authenticate: Bearer` otherwise).
 //!
 //! One set of rules for both transports: the Origin check (403), the method (405 with `Allow`),
-//! `Content-Type: application/json` (415), the 1 MiB limit (413, announced or actual), and JSON
-//! (−32700), each answered with the same JSON-RPC error body. Where they must differ, and why:
+//! `Content-Type: application/json` (415), the 1 MiB limit (413, announced or not: the shell
+//! reads no more than `READ_CAP`), and JSON (−32700), each answered with the same JSON-RPC
+//! error body. Where they must differ, and why:
 //! - `/sse/message` answers `202` at once and sends the JSON-RPC reply on the session's stream,
 //!   because that is what the 2024-11-05 transport is;
 //! - only `/sse/message` names a session, so only it can answer 400 for a missing or malformed
@@ -29,8 +30,18 @@ use crate::node::Node;
 use crate::sse;
 use crate::web;
 
-/// Largest accepted POST body. Every tool argument fits many times over.
+/// Largest accepted POST body. Every tool argument fits many times over. It holds whether or
+/// not the length is announced: the shell reads at most one byte past it (`READ_CAP`), so a body
+/// sent without a Content-Length is refused as soon as it passes the limit, never read whole.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
+/// How much of a body the shell reads at most: one byte past the limit is enough for the rules
+/// below (`too_large`) to refuse it, and no more need ever be held.
+pub const READ_CAP: usize = MAX_BODY_BYTES + 1;
+/// How much more of a body cut short the shell reads and drops after answering 413: a client
+/// still sending a body the server stopped reading can lose the answer when the connection is
+/// closed under it, so the rest of a body within this is let in (and forgotten) first. A body
+/// that goes on past it is cut off.
+pub const DISCARD_CAP: usize = 8 * MAX_BODY_BYTES;
 
 /// Every request header the core reads, lower-cased. The Worker fetches these by name (one
 /// `Headers.get` each, in JavaScript, all handed over as one string): iterating a request's
@@ -338,12 +349,20 @@ pub fn origin_allowed(origin: Option<&str>, config: &Config) -> bool {
     matches!(host, Some("localhost" | "127.0.0.1" | "::1"))
 }
 
+/// The size rule of a body as read: the 413 when it passes the limit. The shell reads at most
+/// `READ_CAP` bytes, so a body it cut short is refused here.
+pub fn too_large(body: &[u8]) -> Option<Response> {
+    (body.len() > MAX_BODY_BYTES).then(|| {
+        Response::refusal(&Error::TooLarge {
+            limit: MAX_BODY_BYTES,
+        })
+    })
+}
+
 /// The body rules both transports share: the size limit (413) and JSON (−32700).
 pub fn parse_body(body: &[u8]) -> Result<Node<'_>, Response> {
-    if body.len() > MAX_BODY_BYTES {
-        return Err(Response::refusal(&Error::TooLarge {
-            limit: MAX_BODY_BYTES,
-        }));
+    if let Some(refusal) = too_large(body) {
+        return Err(refusal);
     }
     Node::parse(body).map_err(|_| Response::refusal(&Error::Parse))
 }

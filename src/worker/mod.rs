@@ -20,9 +20,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use wasm_bindgen::prelude::wasm_bindgen;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use worker::js_sys::{futures::future_to_promise, Array, Promise, Uint8Array};
-use worker::{console_error, web_sys, Env, Response, Result};
+use worker::{console_error, web_sys, worker_sys, Env, Response, Result};
 
 use crate::config::{Config, AUTH_TOKEN_VAR, D1_BINDING, PROJECT_TOKENS_VAR};
 use crate::context::{Caller, Ctx, Scope};
@@ -50,7 +50,7 @@ static D1: OnceLock<worker::D1Database> = OnceLock::new();
 /// executor. A failure of the runtime itself is logged and answered 500 with a fixed body, as
 /// `#[event(fetch)]` does.
 #[wasm_bindgen]
-pub fn fetch(req: web_sys::Request, env: Env, _ctx: worker::worker_sys::Context) -> Promise {
+pub fn fetch(req: web_sys::Request, env: Env, ctx: worker_sys::Context) -> Promise {
     console_error_panic_hook::set_once();
     let config = config(&env);
     say_token_problem(config);
@@ -67,14 +67,14 @@ pub fn fetch(req: web_sys::Request, env: Env, _ctx: worker::worker_sys::Context)
     match http::plan(&request, config) {
         Plan::Respond(response) => Promise::resolve(&JsValue::from(or_500(respond(response)))),
         Plan::Mcp { scope } => drive_reply(async move {
-            let body = read_body(&req).await?;
+            let body = read_body(&req, Some(&ctx)).await?;
             let db = database(&env).await?;
             let ctx = context(&db, &headers, config, scope);
             respond(http::serve_mcp(&headers, &body, &ctx).await)
         }),
         Plan::Web { action, scope } => drive_reply(async move {
             let body = match action.reads_body() {
-                true => read_body(&req).await?,
+                true => read_body(&req, Some(&ctx)).await?,
                 false => Vec::new(),
             };
             let db = database(&env).await?;
@@ -89,8 +89,7 @@ pub fn fetch(req: web_sys::Request, env: Env, _ctx: worker::worker_sys::Context)
             Ok(or_500(opened.map(Into::into)).into())
         }),
         Plan::SseMessage { session, scope } => future_to_promise(async move {
-            let mut req = worker::Request::from(req);
-            let posted = sse::post(&mut req, &env, &headers, &session, &scope).await;
+            let posted = sse::post(&req, &ctx, &env, &headers, &session, &scope).await;
             Ok(or_500(posted.map(Into::into)).into())
         }),
     }
@@ -191,10 +190,27 @@ fn split_head(head: &str) -> (&str, &str, http::Headers) {
     (method, url, headers)
 }
 
-/// The request body, as bytes: the core checks the size and that it is UTF-8 JSON.
-async fn read_body(req: &web_sys::Request) -> Result<Vec<u8>> {
-    let buffer = settle(req.array_buffer()?).await?;
-    Ok(Uint8Array::new(&buffer).to_vec())
+#[wasm_bindgen(module = "/src/worker/body.js")]
+extern "C" {
+    /// The promise of the request body's first `cap` bytes, or of all of it if it is shorter;
+    /// of a longer body, up to `discard` bytes more are read and dropped in `ctx.waitUntil`.
+    #[wasm_bindgen(js_name = readBody)]
+    fn read_body_up_to(
+        request: &web_sys::Request,
+        cap: u32,
+        discard: u32,
+        ctx: Option<&worker_sys::Context>,
+    ) -> Promise;
+}
+
+/// The request body, as bytes, read from its stream up to `http::READ_CAP`: one byte past the
+/// limit, so a body sent without a Content-Length is never held whole, and the core, which
+/// checks the size and that it is UTF-8 JSON, still sees that it is too large. With the
+/// request's `ctx`, the rest of a longer body is dropped as it comes, up to `http::DISCARD_CAP`.
+async fn read_body(req: &web_sys::Request, ctx: Option<&worker_sys::Context>) -> Result<Vec<u8>> {
+    let cap = http::READ_CAP as u32;
+    let read = read_body_up_to(req, cap, http::DISCARD_CAP as u32, ctx);
+    Ok(settle(read).await?.unchecked_into::<Uint8Array>().to_vec())
 }
 
 /// The configuration from the Worker's vars and secrets, read on an isolate's first request.

@@ -20,7 +20,7 @@ use worker::{
     Env, Headers, Request, Response, Result, State,
 };
 
-use super::{config, context, database, into_worker};
+use super::{config, context, database, into_worker, read_body};
 use crate::config::SSE_BINDING;
 use crate::context::Scope;
 use crate::http;
@@ -50,13 +50,18 @@ pub async fn open(env: &Env, endpoint_prefix: &str, scope: &Scope) -> Result<Res
 /// POST /<token>/sse/message?sessionId=… or /sse/message?sessionId=…: the body, the headers
 /// the core reads and the POST's own scope, forwarded to the session's object.
 pub async fn post(
-    req: &mut Request,
+    req: &web_sys::Request,
+    ctx: &worker::worker_sys::Context,
     env: &Env,
     headers: &http::Headers,
     session: &str,
     scope: &Scope,
 ) -> Result<Response> {
-    let body = req.bytes().await?;
+    // Checked here as well as in the object, so a body past the limit goes no further.
+    let body = read_body(req, Some(ctx)).await?;
+    if let Some(refusal) = http::too_large(&body) {
+        return into_worker(refusal);
+    }
     let forwarded = Headers::new();
     for (name, value) in http::forwarded_headers(headers) {
         forwarded.set(name, value)?;
@@ -154,7 +159,8 @@ impl SseSession {
             _ => return into_worker(sse::unknown_session()),
         };
         // Owned: the message is answered on the stream after this POST has had its 202.
-        let message = match http::parse_body(&req.bytes().await?) {
+        // The Worker sent no more than the limit; anything past it is cut off, not dropped.
+        let message = match http::parse_body(&read_body(req.inner(), None).await?) {
             Ok(message) => message.into_owned(),
             Err(refusal) => return into_worker(refusal),
         };
