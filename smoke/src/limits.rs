@@ -1,11 +1,12 @@
 //! The server's limits, as README.md's "Limits" states them: the 1 MiB body limit on bodies
-//! sent without a length (chunked). The numbers are the README's, written here again on
-//! purpose: this client shares no code with the server.
+//! sent without a length (chunked), the backlog of a legacy session whose client stops reading
+//! its stream. The numbers are the README's,
+//! written here again on purpose: this client shares no code with the server.
 
 use serde_json::{json, Value};
 
 use crate::checks::{ensure, expect_eq, Checks};
-use crate::http::Target;
+use crate::http::{self, Target};
 use crate::raw;
 use crate::sse::SseClient;
 
@@ -16,12 +17,17 @@ const BEFORE_ANSWER: usize = 2 * MAX_BODY;
 /// How far such a body goes on after its answer, unless the server stops taking it: many times
 /// the limit. It is never finished.
 const UNFINISHED: usize = 64 * MAX_BODY;
+/// POSTs to a session nobody reads before the smoke client gives up waiting for it to close:
+/// each asks for a reply of about 1 MB, so this is far past the session's 4 MiB, and past what
+/// the sockets and wrangler dev's proxy between the session and this client hold.
+const UNREAD_POSTS: usize = 150;
 
 pub fn run(checks: &mut Checks, target: &Target) {
     bodies(checks, target);
     if !target.bearer() {
         form_bodies(checks, target);
     }
+    backlog(checks, target);
 }
 
 /// A JSON ping padded with spaces to exactly `len` bytes.
@@ -155,6 +161,70 @@ fn form_bodies(checks: &mut Checks, target: &Target) {
     });
     checks.record(
         "limits: a chunked form past 1 MiB is the 413 page before it ends, and then cut off",
+        outcome,
+    );
+}
+
+/// A legacy session whose client never reads its stream is closed once its backlog passes the
+/// limit (its POSTs turn 404), while a client that reads gets every reply, however many.
+fn backlog(checks: &mut Checks, target: &Target) {
+    let auth = target.auth();
+    let headers: Vec<(&str, &str)> = auth
+        .iter()
+        .map(|(name, value)| (*name, value.as_str()))
+        .collect();
+    let sse = target.sse();
+    let outcome = (|| {
+        let (endpoint, unread) = raw::open_unread(
+            target.origin(),
+            path_of(target, &sse),
+            &headers,
+            &target.endpoint_prefix(),
+        )?;
+        let url = format!("{}{endpoint}", target.origin());
+        let agent = http::agent();
+        let mut post_headers = vec![("Content-Type", "application/json")];
+        post_headers.extend_from_slice(&headers);
+        // An id of nearly 1 MB, which the reply echoes.
+        let body =
+            json!({"jsonrpc": "2.0", "id": "x".repeat(1_000_000), "method": "ping"}).to_string();
+        let mut accepted = 0;
+        for _ in 0..UNREAD_POSTS {
+            let reply = http::send(&agent, "POST", &url, &post_headers, Some(&body))?;
+            match reply.status {
+                202 => accepted += 1,
+                404 if accepted > 0 => {
+                    drop(unread);
+                    return Ok(());
+                }
+                _ => return Err(format!("after {accepted} accepted: {}", reply.describe())),
+            }
+        }
+        Err(format!(
+            "still open after {accepted} POSTs of 1 MB that nobody read"
+        ))
+    })();
+    checks.record(
+        "limits: a session whose client stops reading is closed once its backlog is full (POSTs then 404)",
+        outcome,
+    );
+
+    let outcome = (|| {
+        let mut client = SseClient::connect(target)?;
+        for i in 0..100 {
+            client
+                .request("ping", json!({}))
+                .map_err(|e| format!("ping {i}: {e}"))?;
+        }
+        for i in 0..6 {
+            let id = format!("{i}{}", "y".repeat(1_000_000));
+            let reply = client.request_with_id(json!(id), "ping")?;
+            expect_eq("result", &json!({}), &reply)?;
+        }
+        Ok(())
+    })();
+    checks.record(
+        "limits: a client that reads its stream gets 100 replies and 6 MB of replies on one session",
         outcome,
     );
 }

@@ -1,9 +1,10 @@
-//! Raw HTTP/1.1 over a TCP socket, for what ureq cannot do: send a body in chunks without
-//! announcing its length, and read the answer before finishing it, or never finish it. Nothing
-//! here knows JSON-RPC.
+//! Raw HTTP/1.1 over a TCP socket, for the two things ureq cannot do: send a body in chunks
+//! without announcing its length (and read the answer before finishing it, or never finish it),
+//! and open an event stream and then stop reading it. Nothing here knows JSON-RPC.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream};
+use std::time::Duration;
 
 use crate::http::TIMEOUT;
 
@@ -240,4 +241,72 @@ fn line(reader: &mut impl BufRead) -> Result<String, String> {
         Ok(_) => Ok(line.trim_end_matches(['\r', '\n']).to_owned()),
         Err(e) => Err(format!("reading: {e}")),
     }
+}
+
+/// An event stream that was opened and is no longer read: the socket stays open, its data unread.
+pub struct Unread {
+    _stream: TcpStream,
+    _reader: BufReader<TcpStream>,
+}
+
+/// GETs `path` as an event stream and reads until a `data:` line starting with `data_prefix`;
+/// returns that line's data and the stream, which nothing reads from then on.
+pub fn open_unread(
+    origin: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    data_prefix: &str,
+) -> Result<(String, Unread), String> {
+    let (mut stream, host) = connect(origin)?;
+    let mut all = vec![("Accept", "text/event-stream")];
+    all.extend_from_slice(headers);
+    stream
+        .write_all(head("GET", path, &host, &all, false).as_bytes())
+        .map_err(|e| format!("sending GET {path}: {e}"))?;
+    let mut reader = BufReader::new(
+        stream
+            .try_clone()
+            .map_err(|e| format!("cloning the socket: {e}"))?,
+    );
+    let status = line(&mut reader)?;
+    if !status.contains(" 200") {
+        return Err(format!("GET {path}: {status}"));
+    }
+    let chunked = read_headers(&mut reader)?
+        .iter()
+        .any(|(name, value)| name == "transfer-encoding" && value.contains("chunked"));
+    // The stream as it comes, unchunked: an event may be split across chunks anywhere.
+    let mut text = String::new();
+    for _ in 0..64 {
+        let piece = if chunked {
+            read_chunk(&mut reader)?
+        } else {
+            let mut piece = vec![0; 4096];
+            let n = reader
+                .read(&mut piece)
+                .map_err(|e| format!("reading: {e}"))?;
+            piece.truncate(n);
+            piece
+        };
+        if piece.is_empty() {
+            break;
+        }
+        text.push_str(&String::from_utf8_lossy(&piece));
+        // Only whole events: those a blank line has ended.
+        let events = text.rsplit_once("\n\n").map_or("", |(events, _)| events);
+        let data = events
+            .lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .find(|data| data.starts_with(data_prefix));
+        if let Some(data) = data {
+            let data = data.to_owned();
+            stream.set_read_timeout(Some(Duration::from_secs(600))).ok();
+            let unread = Unread {
+                _stream: stream,
+                _reader: reader,
+            };
+            return Ok((data, unread));
+        }
+    }
+    Err(format!("GET {path}: no data line starting {data_prefix:?}"))
 }

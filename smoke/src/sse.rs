@@ -136,6 +136,11 @@ impl SseClient {
         self.exchange(&message)
     }
 
+    /// Sends a request without params under an id of the caller's.
+    pub fn request_with_id(&mut self, id: Value, method: &str) -> Result<Value, String> {
+        self.exchange(&json!({"jsonrpc": "2.0", "id": id, "method": method}))
+    }
+
     /// Posts a request (202), and returns the result of the `message` event that answers it.
     fn exchange(&mut self, message: &Value) -> Result<Value, String> {
         let (id, method) = (&message["id"], &message["method"]);
