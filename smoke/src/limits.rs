@@ -1,6 +1,6 @@
 //! The server's limits, as README.md's "Limits" states them: the 1 MiB body limit on bodies
 //! sent without a length (chunked), the backlog of a legacy session whose client stops reading
-//! its stream. The numbers are the README's,
+//! its stream, and wrong tokens past the per-address rate limit. The numbers are the README's,
 //! written here again on purpose: this client shares no code with the server.
 
 use serde_json::{json, Value};
@@ -17,6 +17,8 @@ const BEFORE_ANSWER: usize = 2 * MAX_BODY;
 /// How far such a body goes on after its answer, unless the server stops taking it: many times
 /// the limit. It is never finished.
 const UNFINISHED: usize = 64 * MAX_BODY;
+/// Wrong tokens an address may send per minute before the 429.
+const WRONG_TOKENS_PER_MINUTE: usize = 30;
 /// POSTs to a session nobody reads before the smoke client gives up waiting for it to close:
 /// each asks for a reply of about 1 MB, so this is far past the session's 4 MiB, and past what
 /// the sockets and wrangler dev's proxy between the session and this client hold.
@@ -28,6 +30,7 @@ pub fn run(checks: &mut Checks, target: &Target) {
         form_bodies(checks, target);
     }
     backlog(checks, target);
+    wrong_tokens(checks, target);
 }
 
 /// A JSON ping padded with spaces to exactly `len` bytes.
@@ -225,6 +228,129 @@ fn backlog(checks: &mut Checks, target: &Target) {
     })();
     checks.record(
         "limits: a client that reads its stream gets 100 replies and 6 MB of replies on one session",
+        outcome,
+    );
+}
+
+/// Wrong tokens past 30 a minute from one address are 429, the same for every token; a right
+/// token works at once from that address, and other addresses are not held back. wrangler dev
+/// passes a CF-Connecting-IP the client sends (Cloudflare sets its own), so each run counts under
+/// addresses of its own, in the documentation prefix 2001:db8::/32, and the loopback address
+/// every other phase comes from is left alone.
+fn wrong_tokens(checks: &mut Checks, target: &Target) {
+    let nanos = crate::unix_nanos();
+    let prefix = format!(
+        "2001:db8:{:x}:{:x}",
+        (nanos >> 16) as u16,
+        (nanos >> 32) as u16
+    );
+    let address = format!("{prefix}::1");
+    let neighbour = format!("{prefix}:ffff::2");
+    let elsewhere = format!("2001:db8:{:x}:1::1", (nanos >> 48) as u16 ^ 0x5a5a);
+    let agent = http::agent();
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let wrong = |n: usize| format!("wrong-{n}-{}", target.token().len());
+    // A wrong token the way this run sends its token: in the path, or as the bearer token.
+    let wrong_request = |n: usize, from: &str| -> Result<http::Reply, String> {
+        let mut headers = vec![
+            ("Content-Type", "application/json"),
+            ("CF-Connecting-IP", from),
+        ];
+        let bearer = format!("Bearer {}", wrong(n));
+        let url = if target.bearer() {
+            headers.push(("Authorization", bearer.as_str()));
+            target.mcp()
+        } else {
+            format!("{}/{}/mcp", target.origin(), wrong(n))
+        };
+        http::send(&agent, "POST", &url, &headers, Some(ping))
+    };
+    let refused = if target.bearer() { 401 } else { 404 };
+
+    let outcome = (|| {
+        let mut before = 0;
+        for n in 0..=2 * WRONG_TOKENS_PER_MINUTE {
+            let reply = wrong_request(n, &address)?;
+            match reply.status {
+                429 => break,
+                status if status == refused => before += 1,
+                _ => return Err(format!("wrong token {n}: {}", reply.describe())),
+            }
+        }
+        // The count runs per minute: a minute that turns over during the run starts it again.
+        ensure(
+            (WRONG_TOKENS_PER_MINUTE..=2 * WRONG_TOKENS_PER_MINUTE).contains(&before),
+            || format!("{before} wrong tokens were answered {refused} before the first 429"),
+        )
+    })();
+    checks.record(
+        &format!(
+            "limits: {WRONG_TOKENS_PER_MINUTE} wrong tokens from one address are {refused}, then 429"
+        ),
+        outcome,
+    );
+
+    let outcome = (|| {
+        let mut replies = vec![
+            wrong_request(1000, &address)?,
+            wrong_request(1001, &neighbour)?,
+        ];
+        if !target.bearer() {
+            let page = format!("{}/{}/projects/x", target.origin(), wrong(1002));
+            let headers = [("CF-Connecting-IP", address.as_str())];
+            replies.push(http::send(&agent, "GET", &page, &headers, None)?);
+        }
+        let first = &replies[0];
+        let body: Value = serde_json::from_str(&first.body).unwrap_or(Value::Null);
+        ensure(
+            first.status == 429
+                && first.header("Retry-After") == Some("60")
+                && body["error"]["code"] == -32000
+                && body["id"].is_null(),
+            || {
+                format!(
+                    "expected 429, Retry-After: 60 and a JSON-RPC error, got {}",
+                    first.describe()
+                )
+            },
+        )?;
+        for reply in &replies {
+            expect_eq(
+                "answer",
+                &(
+                    first.status,
+                    first.header("Retry-After"),
+                    first.body.as_str(),
+                ),
+                &(
+                    reply.status,
+                    reply.header("Retry-After"),
+                    reply.body.as_str(),
+                ),
+            )?;
+            ensure(!reply.body.contains("wrong-"), || reply.describe())?;
+        }
+        Ok(())
+    })();
+    checks.record(
+        "limits: past the limit every wrong token gets the same 429 with Retry-After, from any address of the /64",
+        outcome,
+    );
+
+    let outcome = (|| {
+        let mut headers = vec![
+            ("Content-Type", "application/json"),
+            ("CF-Connecting-IP", address.as_str()),
+        ];
+        let auth = target.auth();
+        headers.extend(auth.iter().map(|(name, value)| (*name, value.as_str())));
+        let reply = http::send(&agent, "POST", &target.mcp(), &headers, Some(ping))?;
+        expect_eq("status", &200, &reply.status)?;
+        let reply = wrong_request(2000, &elsewhere)?;
+        expect_eq("status from another /64", &refused, &reply.status)
+    })();
+    checks.record(
+        "limits: the right token works at once from the held address, and another address is not held",
         outcome,
     );
 }
