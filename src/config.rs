@@ -24,6 +24,16 @@ pub const DEFAULT_FOCUS_STALE_DAYS: u32 = 7;
 pub const D1_BINDING: &str = "DB";
 /// The Durable Object namespace binding of the /sse sessions in wrangler.toml.
 pub const SSE_BINDING: &str = "SSE";
+/// The rate limiting binding in wrangler.toml that counts wrong tokens per client address.
+pub const FAILED_CREDENTIALS_BINDING: &str = "FAILED_CREDENTIALS";
+/// Wrong tokens an address may send per period before it is answered 429 (wrangler.toml's
+/// `simple.limit`, which the binding enforces; a test holds the two equal). Far above what a
+/// person mistyping or a client left with an old token sends in a minute, and above every
+/// deliberate wrong token the test suites send to one server; far below what guessing needs.
+pub const FAILED_CREDENTIALS_LIMIT: u32 = 30;
+/// The binding's period in seconds (`simple.period`: Cloudflare allows 10 or 60), and so the
+/// `Retry-After` of its 429 (`Error::TooManyFailures`; a test holds the three equal).
+pub const FAILED_CREDENTIALS_PERIOD_SECS: u32 = 60;
 
 /// The suffix of a read-only `PROJECT_TOKENS` entry.
 const READ_ONLY_SUFFIX: &str = ":read";

@@ -51,6 +51,10 @@ pub enum Error {
     Unauthorized,
     /// More than one `Authorization` header (or one listing several credentials).
     AmbiguousAuthorization,
+    /// Too many wrong tokens from the client's address lately; the same answer for every token.
+    /// Its `Retry-After` is the rate limit's period (`config::FAILED_CREDENTIALS_PERIOD_SECS`, which
+    /// a test holds equal).
+    TooManyFailures,
     /// The credential variables are malformed: nothing is served until they are fixed. What is
     /// wrong goes to the log once (`config::Misconfigured`), never to a client.
     Misconfigured,
@@ -130,6 +134,7 @@ impl Error {
             | Error::MethodNotAllowed { .. }
             | Error::ForbiddenOrigin
             | Error::Unauthorized
+            | Error::TooManyFailures
             | Error::Misconfigured
             | Error::BadVersionHeader(_) => SERVER_ERROR,
             Error::MethodNotFound(_) => METHOD_NOT_FOUND,
@@ -155,6 +160,7 @@ impl Error {
             | Error::BadVersionHeader(_)
             | Error::AmbiguousAuthorization => 400,
             Error::Unauthorized => 401,
+            Error::TooManyFailures => 429,
             Error::Misconfigured => 503,
             Error::TooLarge { .. } => 413,
             Error::UnsupportedMediaType { .. } => 415,
@@ -191,6 +197,10 @@ impl Error {
                 .into(),
             Error::AmbiguousAuthorization => {
                 "Bad Request: send one Authorization header, holding one Bearer token".into()
+            }
+            Error::TooManyFailures => {
+                "Too Many Requests: too many wrong tokens from this address; try again in a minute"
+                    .into()
             }
             Error::Misconfigured => {
                 "Service Unavailable: the server is misconfigured; its operator must fix its tokens"
@@ -269,6 +279,7 @@ impl Error {
             // The bare scheme: no `resource_metadata` and no realm pointing at an authorization
             // server, since a client that sees one starts an OAuth flow this server does not offer.
             Error::Unauthorized => vec![("www-authenticate", "Bearer".into())],
+            Error::TooManyFailures => vec![("retry-after", "60".into())],
             _ => Vec::new(),
         }
     }
@@ -346,6 +357,7 @@ mod tests {
             Error::ForbiddenOrigin,
             Error::Unauthorized,
             Error::AmbiguousAuthorization,
+            Error::TooManyFailures,
             Error::Misconfigured,
             Error::MethodNotFound("x/y".into()),
             Error::InvalidParams("bad".into()),
@@ -378,6 +390,7 @@ mod tests {
                 | Error::ForbiddenOrigin
                 | Error::Unauthorized
                 | Error::AmbiguousAuthorization
+                | Error::TooManyFailures
                 | Error::Misconfigured
                 | Error::MethodNotFound(_)
                 | Error::InvalidParams(_)
@@ -407,6 +420,7 @@ mod tests {
             (-32000, 403, 403, -32000, 403),
             (-32000, 401, 401, -32000, 401),
             (-32600, 400, 400, -32600, 400),
+            (-32000, 429, 429, -32000, 429),
             (-32000, 503, 503, -32000, 503),
             (-32601, 404, 200, -32601, 400),
             (-32602, 200, 200, -32602, 400),
@@ -537,6 +551,15 @@ mod tests {
         assert_eq!(
             Error::Unauthorized.headers(),
             [("www-authenticate", "Bearer".to_string())]
+        );
+        assert_eq!(
+            Error::TooManyFailures.headers(),
+            [("retry-after", "60".to_string())]
+        );
+        assert_eq!(
+            Error::TooManyFailures.to_json(&Json::Null, None),
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
+                "message": "Too Many Requests: too many wrong tokens from this address; try again in a minute"}})
         );
         assert_eq!(
             Error::Misconfigured.to_json(&Json::Null, None),

@@ -6,11 +6,14 @@
 //! Credentials first: a misconfigured credential table answers everything but /healthz with
 //! 503; a token path (`/<token>/mcp`) is decided by its token alone (a wrong one is the bare
 //! 404, and an `Authorization` header is ignored there); a path without a token (`/mcp`) needs
-//! `Authorization: Bearer <token>` (401 with `WWW-Authenticate: Bearer` otherwise).
+//! `Authorization: Bearer <token>` (401 with `WWW-Authenticate: Bearer` otherwise). A token
+//! that was presented and is wrong is counted against the client's address, and past the limit
+//! the answer is 429 (`Plan::Denied`, `too_many_failures`); an accepted one is never counted.
 //!
 //! One set of rules for both transports: the Origin check (403), the method (405 with `Allow`),
-//! `Content-Type: application/json` (415), the 1 MiB limit (413, announced or actual), and JSON
-//! (−32700), each answered with the same JSON-RPC error body. Where they must differ, and why:
+//! `Content-Type: application/json` (415), the 1 MiB limit (413, announced or not: the shell
+//! reads no more than `READ_CAP`), and JSON (−32700), each answered with the same JSON-RPC
+//! error body. Where they must differ, and why:
 //! - `/sse/message` answers `202` at once and sends the JSON-RPC reply on the session's stream,
 //!   because that is what the 2024-11-05 transport is;
 //! - only `/sse/message` names a session, so only it can answer 400 for a missing or malformed
@@ -29,8 +32,21 @@ use crate::node::Node;
 use crate::sse;
 use crate::web;
 
-/// Largest accepted POST body. Every tool argument fits many times over.
+/// Largest accepted POST body. Every tool argument fits many times over. It holds whether or
+/// not the length is announced: the shell reads at most one byte past it (`READ_CAP`), so a body
+/// sent without a Content-Length is refused as soon as it passes the limit, never read whole.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
+/// How much of a body the shell reads at most: one byte past the limit is enough for the rules
+/// below (`too_large`) to refuse it, and no more need ever be held.
+pub const READ_CAP: usize = MAX_BODY_BYTES + 1;
+/// How much more of a body cut short the shell reads and drops after answering 413: a client
+/// still sending a body the server stopped reading can lose the answer when the connection is
+/// closed under it, so the rest of a body within this is let in (and forgotten) first. A body
+/// that goes on past it is cut off.
+pub const DISCARD_CAP: usize = 8 * MAX_BODY_BYTES;
+/// The request header that holds the client's address: Cloudflare sets it on every request
+/// (wrangler dev sets it to the loopback address), overwriting what a client sent.
+pub const CLIENT_ADDRESS_HEADER: &str = "cf-connecting-ip";
 
 /// Every request header the core reads, lower-cased. The Worker fetches these by name (one
 /// `Headers.get` each, in JavaScript, all handed over as one string): iterating a request's
@@ -156,6 +172,11 @@ pub enum Plan {
     /// A web page or form: read the body if `reads_body` says so (the announced length is
     /// within the limit), then hand it to `web::serve` with this scope.
     Web { action: web::Action, scope: Scope },
+    /// A credential was presented and matches none (a wrong path token, a wrong bearer token):
+    /// count the failure against the client's address (`failure_key`), then answer this
+    /// response, or past the limit `too_many_failures`. Nothing else is read; a request that
+    /// fails in any other way, or whose credential is accepted, is never counted.
+    Denied(Response),
 }
 
 /// Where a path goes. Only `plan` acts on it.
@@ -217,7 +238,7 @@ pub fn plan(req: &Request<'_>, config: &Config) -> Plan {
     };
     let scope = match authenticate(path_token, req.headers, credentials) {
         Ok(scope) => scope.clone(),
-        Err(refusal) => return Plan::Respond(refusal),
+        Err(refused) => return refused,
     };
     if route == Route::Web {
         // The pages' own rules: GETs are links (no Origin to check), posts must be our own.
@@ -251,25 +272,81 @@ pub fn plan(req: &Request<'_>, config: &Config) -> Plan {
     }
 }
 
-/// The scope of the request's credential. On a token path the path token alone decides (an
-/// `Authorization` header there is ignored, whatever it holds), and a wrong one is the bare
-/// 404 of any unknown path; elsewhere the bearer token decides, and a missing or wrong one is
-/// 401. With no token configured at all nothing is ours: 404 either way.
+/// The scope of the request's credential, or the plan for a request without an accepted one.
+/// On a token path the path token alone decides (an `Authorization` header there is ignored,
+/// whatever it holds), and a wrong one is the bare 404 of any unknown path; elsewhere the
+/// bearer token decides, and a missing or wrong one is 401. With no token configured at all
+/// nothing is ours: 404 either way.
+///
+/// A token that was presented and matches none is `Plan::Denied`, counted against the client's
+/// address: that is what guessing looks like. No header, another scheme or two credentials at
+/// once could never have matched, so they are answered without counting.
 fn authenticate<'c>(
     path_token: Option<&str>,
     headers: &Headers,
     credentials: &'c Credentials,
-) -> Result<&'c Scope, Response> {
+) -> Result<&'c Scope, Plan> {
     if credentials.is_empty() {
-        return Err(Response::not_found());
+        return Err(Plan::Respond(Response::not_found()));
     }
     if let Some(token) = path_token {
-        return credentials.scope_of(token).ok_or_else(Response::not_found);
+        return credentials
+            .scope_of(token)
+            .ok_or_else(|| Plan::Denied(Response::not_found()));
     }
-    let token = bearer(headers.get("authorization")).map_err(|e| Response::refusal(&e))?;
+    let token =
+        bearer(headers.get("authorization")).map_err(|e| Plan::Respond(Response::refusal(&e)))?;
     credentials
         .scope_of(token)
-        .ok_or_else(|| Response::refusal(&Error::Unauthorized))
+        .ok_or_else(|| Plan::Denied(Response::refusal(&Error::Unauthorized)))
+}
+
+/// What a denied credential (`Plan::Denied`) is answered past the limit of failures from its
+/// address, in place of its own refusal: the 429, the same for every token and every route,
+/// which says when to try again.
+pub fn too_many_failures() -> Response {
+    Response::refusal(&Error::TooManyFailures)
+}
+
+/// The key a failed credential is counted under: the client's address (`CLIENT_ADDRESS_HEADER`)
+/// as Cloudflare writes it, an IPv6 address (RFC 5952's canonical text) by its first four groups,
+/// its /64 (one subscriber's prefix: counting the whole address would give each client 2^64 fresh
+/// counters); without an address, one key for all. The text is taken as it is, not parsed:
+/// std's address parsers cost 2.4 KB of the gzipped Worker (measured), for text that
+/// Cloudflare writes and no client can.
+pub fn failure_key(address: Option<&str>) -> String {
+    let address = address.map(str::trim).unwrap_or_default();
+    if address.is_empty() {
+        return "unknown".into();
+    }
+    let (head, tail) = match address.split_once("::") {
+        Some(halves) => halves,
+        None if address.contains(':') => (address, ""),
+        None => return address.to_owned(),
+    };
+    // The zero groups `::` stands for, between the groups before it and those after it.
+    let groups = |part: &str| match part {
+        "" => 0,
+        part => part.bytes().filter(|&b| b == b':').count() + 1,
+    };
+    let mut full = head.to_owned();
+    for _ in groups(head) + groups(tail)..8 {
+        if !full.is_empty() {
+            full.push(':');
+        }
+        full.push('0');
+    }
+    if !tail.is_empty() {
+        full.push(':');
+        full.push_str(tail);
+    }
+    let mut colons = 0;
+    let fourth = full.bytes().position(|b| {
+        colons += usize::from(b == b':');
+        colons == 4
+    });
+    full.truncate(fourth.unwrap_or(full.len()));
+    full + "::/64"
 }
 
 /// The token of an `Authorization: Bearer <token>` header: the scheme in any case, then one or
@@ -338,12 +415,20 @@ pub fn origin_allowed(origin: Option<&str>, config: &Config) -> bool {
     matches!(host, Some("localhost" | "127.0.0.1" | "::1"))
 }
 
+/// The size rule of a body as read: the 413 when it passes the limit. The shell reads at most
+/// `READ_CAP` bytes, so a body it cut short is refused here.
+pub fn too_large(body: &[u8]) -> Option<Response> {
+    (body.len() > MAX_BODY_BYTES).then(|| {
+        Response::refusal(&Error::TooLarge {
+            limit: MAX_BODY_BYTES,
+        })
+    })
+}
+
 /// The body rules both transports share: the size limit (413) and JSON (−32700).
 pub fn parse_body(body: &[u8]) -> Result<Node<'_>, Response> {
-    if body.len() > MAX_BODY_BYTES {
-        return Err(Response::refusal(&Error::TooLarge {
-            limit: MAX_BODY_BYTES,
-        }));
+    if let Some(refusal) = too_large(body) {
+        return Err(refusal);
     }
     Node::parse(body).map_err(|_| Response::refusal(&Error::Parse))
 }
@@ -447,7 +532,7 @@ mod tests {
     fn path_tokens_must_be_exact_and_header_tokens_bearer() {
         let json = ("content-type", "application/json");
         for path in ["/tok-12/mcp", "/tok-1234/mcp", "/TOK-123/mcp", "//mcp"] {
-            assert_eq!(status(plan_of("POST", path, &[json])), 404, "{path}");
+            assert_eq!(denied(plan_of("POST", path, &[json])), 404, "{path}");
         }
         let with = |auth: &str| plan_of("POST", "/mcp", &[json, ("authorization", auth)]);
         for good in [
@@ -458,15 +543,12 @@ mod tests {
         ] {
             assert_eq!(with(good), Plan::Mcp { scope: Scope::All }, "{good:?}");
         }
-        for bad in [
-            "",
-            "Bearer",
-            "Bearer ",
-            "tok-123",
-            "Basic tok-123",
-            "Bearer tok-12",
-        ] {
+        // Only a bearer token that was presented and matches none is counted as a guess.
+        for bad in ["", "Bearer", "Bearer ", "tok-123", "Basic tok-123"] {
             assert_eq!(status(with(bad)), 401, "{bad:?}");
+        }
+        for guess in ["Bearer tok-12", "bearer x"] {
+            assert_eq!(denied(with(guess)), 401, "{guess:?}");
         }
         assert_eq!(status(plan_of("POST", "/mcp", &[json])), 401);
         assert_eq!(status(with("Bearer tok-123, Bearer tok-123")), 400);
@@ -530,6 +612,14 @@ mod tests {
         }
     }
 
+    /// The status of a denied credential's refusal (a plan that counts the failure).
+    fn denied(plan: Plan) -> u16 {
+        match plan {
+            Plan::Denied(r) => r.status,
+            other => panic!("expected a denied credential, got {other:?}"),
+        }
+    }
+
     #[test]
     fn one_set_of_rules_for_both_transports() {
         let json = [("content-type", "application/json")];
@@ -578,7 +668,7 @@ mod tests {
                 scope: all(),
             }
         );
-        assert_eq!(status(plan_of("GET", "/nope/mcp", &[])), 404);
+        assert_eq!(denied(plan_of("GET", "/nope/mcp", &[])), 404);
         for garbage in [&b"{"[..], b"not json"] {
             assert_eq!(parse_body(garbage).unwrap_err().status, 400);
         }

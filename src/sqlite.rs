@@ -240,6 +240,9 @@ fn scoped<'a>(ctx: &Ctx<'a>, scope: Scope) -> Ctx<'a> {
 pub fn serve(req: &http::Request<'_>, config: &Config, body: &[u8], ctx: &Ctx<'_>) -> Response {
     match http::plan(req, config) {
         Plan::Respond(response) => response,
+        // No rate limiter natively: every failure is within the limit (the answer past it is
+        // `http::too_many_failures`, which its tests call).
+        Plan::Denied(refusal) => refusal,
         Plan::Mcp { scope } => block_on(http::serve_mcp(req.headers, body, &scoped(ctx, scope))),
         Plan::Web { action, scope } => block_on(web::serve(&action, body, &scoped(ctx, scope))),
         other => panic!("{} planned as {other:?}", req.path),

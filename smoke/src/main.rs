@@ -4,7 +4,9 @@
 mod checks;
 mod client;
 mod http;
+mod limits;
 mod protocol;
+mod raw;
 mod routes;
 mod scenario;
 mod scopes;
@@ -56,6 +58,7 @@ fn main() -> ExitCode {
     }
     cross_transport(&mut checks, &target);
     sse::transport_checks(&mut checks, &target);
+    limits::run(&mut checks, &target);
 
     checks::say(&checks.summary(if bearer { "smoke-bearer" } else { "smoke" }));
     if checks.failed() == 0 {
@@ -100,7 +103,7 @@ fn cross_transport(checks: &mut Checks, target: &Target) {
 }
 
 /// A fresh suffix per run, so repeated runs against one database never see each other's tasks.
-fn unix_nanos() -> u128 {
+pub fn unix_nanos() -> u128 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_nanos())

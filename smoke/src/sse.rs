@@ -112,6 +112,19 @@ impl SseClient {
         http::send(&self.agent, "POST", url, &headers, Some(body))
     }
 
+    /// The session's message URL, as the endpoint event gave it.
+    pub fn post_url(&self) -> String {
+        self.post_url.clone()
+    }
+
+    /// The next `message` event's JSON-RPC message.
+    pub fn next_message(&self) -> Result<Value, String> {
+        let event = next_event(&self.events, TIMEOUT)?;
+        expect_eq("event name", "message", event.name.as_str())?;
+        serde_json::from_str(&event.data)
+            .map_err(|e| format!("message data is not JSON ({e}): {}", event.data))
+    }
+
     /// Sends a request: 202 at once, then the response arrives as a `message` event with our id.
     pub fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
         self.last_id += 1;
@@ -120,17 +133,26 @@ impl SseClient {
         if !params.is_null() {
             message["params"] = params;
         }
+        self.exchange(&message)
+    }
+
+    /// Sends a request without params under an id of the caller's.
+    pub fn request_with_id(&mut self, id: Value, method: &str) -> Result<Value, String> {
+        self.exchange(&json!({"jsonrpc": "2.0", "id": id, "method": method}))
+    }
+
+    /// Posts a request (202), and returns the result of the `message` event that answers it.
+    fn exchange(&mut self, message: &Value) -> Result<Value, String> {
+        let (id, method) = (&message["id"], &message["method"]);
         let reply = self.post_raw(&self.post_url.clone(), &message.to_string())?;
         ensure(reply.status == 202, || {
             format!("{method}: expected 202, got {}", reply.describe())
         })?;
-        let event = next_event(&self.events, TIMEOUT)?;
-        expect_eq("event name", "message", event.name.as_str())?;
-        let response: Value = serde_json::from_str(&event.data)
-            .map_err(|e| format!("message data is not JSON ({e}): {}", event.data))?;
-        ensure(response["jsonrpc"] == "2.0" && response["id"] == id, || {
-            format!("{method}: a response that is not ours (sent id {id}): {response}")
-        })?;
+        let response = self.next_message()?;
+        ensure(
+            response["jsonrpc"] == "2.0" && &response["id"] == id,
+            || format!("{method}: a response that is not ours (sent id {id}): {response}"),
+        )?;
         response
             .get("result")
             .cloned()

@@ -20,11 +20,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use wasm_bindgen::prelude::wasm_bindgen;
-use wasm_bindgen::JsValue;
-use worker::js_sys::{futures::future_to_promise, Array, Promise, Uint8Array};
-use worker::{console_error, web_sys, Env, Response, Result};
+use wasm_bindgen::{JsCast, JsValue};
+use worker::js_sys::{futures::future_to_promise, Array, Promise, Reflect, Uint8Array};
+use worker::{console_error, web_sys, worker_sys, Env, Response, Result};
 
-use crate::config::{Config, AUTH_TOKEN_VAR, D1_BINDING, PROJECT_TOKENS_VAR};
+use crate::config::{
+    Config, AUTH_TOKEN_VAR, D1_BINDING, FAILED_CREDENTIALS_BINDING, PROJECT_TOKENS_VAR,
+};
 use crate::context::{Caller, Ctx, Scope};
 use crate::http::{self, Plan};
 use crate::store;
@@ -47,10 +49,11 @@ static D1: OnceLock<worker::D1Database> = OnceLock::new();
 /// executor where it is not needed. A reply the plan gives at once resolves at once; MCP and the
 /// human view, which wait only on the body and D1, run on the fetch driver (`drive.rs`); the
 /// legacy SSE routes, which wait on the Durable Object through workers-rs, on wasm-bindgen's
-/// executor. A failure of the runtime itself is logged and answered 500 with a fixed body, as
+/// executor; a denied credential's answer waits on the rate limiter in JavaScript (`limit.js`). A
+/// failure of the runtime itself is logged and answered 500 with a fixed body, as
 /// `#[event(fetch)]` does.
 #[wasm_bindgen]
-pub fn fetch(req: web_sys::Request, env: Env, _ctx: worker::worker_sys::Context) -> Promise {
+pub fn fetch(req: web_sys::Request, env: Env, ctx: worker_sys::Context) -> Promise {
     console_error_panic_hook::set_once();
     let config = config(&env);
     say_token_problem(config);
@@ -66,15 +69,16 @@ pub fn fetch(req: web_sys::Request, env: Env, _ctx: worker::worker_sys::Context)
     };
     match http::plan(&request, config) {
         Plan::Respond(response) => Promise::resolve(&JsValue::from(or_500(respond(response)))),
+        Plan::Denied(refusal) => count_failure(&req, &env, refusal),
         Plan::Mcp { scope } => drive_reply(async move {
-            let body = read_body(&req).await?;
+            let body = read_body(&req, Some(&ctx)).await?;
             let db = database(&env).await?;
             let ctx = context(&db, &headers, config, scope);
             respond(http::serve_mcp(&headers, &body, &ctx).await)
         }),
         Plan::Web { action, scope } => drive_reply(async move {
             let body = match action.reads_body() {
-                true => read_body(&req).await?,
+                true => read_body(&req, Some(&ctx)).await?,
                 false => Vec::new(),
             };
             let db = database(&env).await?;
@@ -89,8 +93,7 @@ pub fn fetch(req: web_sys::Request, env: Env, _ctx: worker::worker_sys::Context)
             Ok(or_500(opened.map(Into::into)).into())
         }),
         Plan::SseMessage { session, scope } => future_to_promise(async move {
-            let mut req = worker::Request::from(req);
-            let posted = sse::post(&mut req, &env, &headers, &session, &scope).await;
+            let posted = sse::post(&req, &ctx, &env, &headers, &session, &scope).await;
             Ok(or_500(posted.map(Into::into)).into())
         }),
     }
@@ -191,10 +194,55 @@ fn split_head(head: &str) -> (&str, &str, http::Headers) {
     (method, url, headers)
 }
 
-/// The request body, as bytes: the core checks the size and that it is UTF-8 JSON.
-async fn read_body(req: &web_sys::Request) -> Result<Vec<u8>> {
-    let buffer = settle(req.array_buffer()?).await?;
-    Ok(Uint8Array::new(&buffer).to_vec())
+#[wasm_bindgen(module = "/src/worker/body.js")]
+extern "C" {
+    /// The promise of the request body's first `cap` bytes, or of all of it if it is shorter;
+    /// of a longer body, up to `discard` bytes more are read and dropped in `ctx.waitUntil`.
+    #[wasm_bindgen(js_name = readBody)]
+    fn read_body_up_to(
+        request: &web_sys::Request,
+        cap: u32,
+        discard: u32,
+        ctx: Option<&worker_sys::Context>,
+    ) -> Promise;
+}
+
+/// The request body, as bytes, read from its stream up to `http::READ_CAP`: one byte past the
+/// limit, so a body sent without a Content-Length is never held whole, and the core, which
+/// checks the size and that it is UTF-8 JSON, still sees that it is too large. With the
+/// request's `ctx`, the rest of a longer body is dropped as it comes, up to `http::DISCARD_CAP`.
+async fn read_body(req: &web_sys::Request, ctx: Option<&worker_sys::Context>) -> Result<Vec<u8>> {
+    let cap = http::READ_CAP as u32;
+    let read = read_body_up_to(req, cap, http::DISCARD_CAP as u32, ctx);
+    Ok(settle(read).await?.unchecked_into::<Uint8Array>().to_vec())
+}
+
+#[wasm_bindgen(module = "/src/worker/limit.js")]
+extern "C" {
+    /// Counts a failure under `key` with the rate limiting binding: the promise of `within`
+    /// while the key is within the limit (or the limiter fails), else of `past`.
+    #[wasm_bindgen(js_name = countFailure)]
+    fn count_failure_under(
+        limiter: &JsValue,
+        key: &str,
+        within: &web_sys::Response,
+        past: &web_sys::Response,
+    ) -> Promise;
+}
+
+/// The answer to a denied credential, once counted against the client's address: its refusal,
+/// or past the limit the 429 (`http::too_many_failures`).
+fn count_failure(req: &web_sys::Request, env: &Env, refusal: http::Response) -> Promise {
+    let address = req
+        .headers()
+        .get(http::CLIENT_ADDRESS_HEADER)
+        .ok()
+        .flatten();
+    let key = http::failure_key(address.as_deref());
+    let limiter = Reflect::get(env, &JsValue::from(FAILED_CREDENTIALS_BINDING)).unwrap_or_default();
+    let within = or_500(respond(refusal));
+    let past = or_500(respond(http::too_many_failures()));
+    count_failure_under(&limiter, &key, &within, &past)
 }
 
 /// The configuration from the Worker's vars and secrets, read on an isolate's first request.

@@ -1,7 +1,8 @@
 //! The legacy HTTP+SSE transport on a Durable Object, one object per session. The object holds
-//! the transport and nothing else: the sender half of the open event stream, and the scope of
-//! the credential that opened it. Business state stays in D1; messages go through the same
-//! dispatcher as /mcp (crate::sse::respond), with that scope.
+//! the transport and nothing else: the sender half of the open event stream with the count of
+//! what its client has not read yet (`sse::Backlog`, which closes a session whose client has
+//! fallen too far behind), and the scope of the credential that opened it. Business state stays
+//! in D1; messages go through the same dispatcher as /mcp (crate::sse::respond), with that scope.
 //! Never log the session id: the endpoint path it travels in may hold the token.
 //!
 //! The scope travels from the Worker in `SCOPE_HEADER`, which a client cannot forge: the object
@@ -10,7 +11,7 @@
 //! a client's headers wholesale. The object does not re-derive the scope from the token, so the
 //! token never reaches it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -20,7 +21,7 @@ use worker::{
     Env, Headers, Request, Response, Result, State,
 };
 
-use super::{config, context, database, into_worker};
+use super::{config, context, database, into_worker, read_body};
 use crate::config::SSE_BINDING;
 use crate::context::Scope;
 use crate::http;
@@ -31,7 +32,61 @@ const ENDPOINT_HEADER: &str = "x-handoff-endpoint";
 /// Internal header carrying the request's scope (`Scope::to_wire`) from the Worker to the object.
 const SCOPE_HEADER: &str = "x-handoff-scope";
 
-type Sender = UnboundedSender<Result<Vec<u8>>>;
+/// The open stream of a session, and how much of what was sent on it its client has not read.
+struct Outbox {
+    tx: UnboundedSender<Result<Queued>>,
+    backlog: Rc<Cell<sse::Backlog>>,
+}
+
+/// An event on its way to the client. The stream turns it into bytes (`From`, below) at the
+/// moment its reader takes it, so that is where it leaves the backlog.
+struct Queued {
+    bytes: Vec<u8>,
+    backlog: Rc<Cell<sse::Backlog>>,
+}
+
+impl From<Queued> for Vec<u8> {
+    fn from(queued: Queued) -> Vec<u8> {
+        let backlog = &queued.backlog;
+        backlog.set(backlog.get().taken(queued.bytes.len()));
+        queued.bytes
+    }
+}
+
+impl Outbox {
+    /// Queues an event for the client. `false` when the client has gone, or when it has left so
+    /// much unread that the backlog refuses more: either way the session must close.
+    fn send(&self, bytes: Vec<u8>) -> bool {
+        let Some(backlog) = self.backlog.get().queued(bytes.len()) else {
+            console_error!(
+                "handoff-mcp: an SSE session closed: its client had stopped reading its stream"
+            );
+            return false;
+        };
+        self.backlog.set(backlog);
+        let queued = Queued {
+            bytes,
+            backlog: self.backlog.clone(),
+        };
+        self.tx.unbounded_send(Ok(queued)).is_ok()
+    }
+}
+
+/// The session's outbox: `None` before open and once the session is closed.
+type Slot = Rc<RefCell<Option<Outbox>>>;
+
+/// Sends on the session's stream, and closes the session (drops its sender, so later POSTs
+/// are 404) when that fails. Whether it was sent.
+fn send(slot: &Slot, bytes: Vec<u8>) -> bool {
+    let sent = slot
+        .borrow()
+        .as_ref()
+        .is_some_and(|outbox| outbox.send(bytes));
+    if !sent {
+        slot.borrow_mut().take();
+    }
+    sent
+}
 
 /// GET /<token>/sse or /sse: a fresh unguessable session, its object, and the stream the
 /// object returns. The object serves the opener's scope only.
@@ -50,13 +105,18 @@ pub async fn open(env: &Env, endpoint_prefix: &str, scope: &Scope) -> Result<Res
 /// POST /<token>/sse/message?sessionId=… or /sse/message?sessionId=…: the body, the headers
 /// the core reads and the POST's own scope, forwarded to the session's object.
 pub async fn post(
-    req: &mut Request,
+    req: &web_sys::Request,
+    ctx: &worker::worker_sys::Context,
     env: &Env,
     headers: &http::Headers,
     session: &str,
     scope: &Scope,
 ) -> Result<Response> {
-    let body = req.bytes().await?;
+    // Checked here as well as in the object, so a body past the limit goes no further.
+    let body = read_body(req, Some(ctx)).await?;
+    if let Some(refusal) = http::too_large(&body) {
+        return into_worker(refusal);
+    }
     let forwarded = Headers::new();
     for (name, value) in http::forwarded_headers(headers) {
         forwarded.set(name, value)?;
@@ -99,8 +159,8 @@ fn stub(env: &Env, session: &str) -> Result<worker::Stub> {
 pub struct SseSession {
     state: State,
     env: Env,
-    /// The open stream's sender; `None` before open and after the client has gone.
-    stream: Rc<RefCell<Option<Sender>>>,
+    /// The open stream's outbox; `None` before open and once the session is closed.
+    stream: Slot,
     /// The scope of the credential that opened the stream; a POST must carry the same.
     scope: RefCell<Option<Scope>>,
 }
@@ -131,10 +191,13 @@ impl SseSession {
         };
         *self.scope.borrow_mut() = Some(scope);
         let endpoint = req.headers().get(ENDPOINT_HEADER)?.unwrap_or_default();
-        let (tx, rx) = unbounded::<Result<Vec<u8>>>();
-        tx.unbounded_send(Ok(sse::endpoint_event(&endpoint).into_bytes()))
-            .ok();
-        *self.stream.borrow_mut() = Some(tx);
+        let (tx, rx) = unbounded::<Result<Queued>>();
+        let outbox = Outbox {
+            tx,
+            backlog: Rc::new(Cell::new(sse::Backlog::default())),
+        };
+        *self.stream.borrow_mut() = Some(outbox);
+        send(&self.stream, sse::endpoint_event(&endpoint).into_bytes());
         wasm_bindgen_futures::spawn_local(keepalive(self.stream.clone()));
         let headers = Headers::new();
         headers.set("content-type", "text/event-stream")?;
@@ -144,9 +207,9 @@ impl SseSession {
     }
 
     async fn message(&self, req: &mut Request) -> Result<Response> {
-        let Some(tx) = self.live_sender() else {
+        if !self.is_open() {
             return into_worker(sse::unknown_session());
-        };
+        }
         // A POST whose credential has another scope than the opener's is told what a stranger
         // is told: this session is not one it can reach.
         let scope = match scope_of(req)? {
@@ -154,7 +217,8 @@ impl SseSession {
             _ => return into_worker(sse::unknown_session()),
         };
         // Owned: the message is answered on the stream after this POST has had its 202.
-        let message = match http::parse_body(&req.bytes().await?) {
+        // The Worker sent no more than the limit; anything past it is cut off, not dropped.
+        let message = match http::parse_body(&read_body(req.inner(), None).await?) {
             Ok(message) => message.into_owned(),
             Err(refusal) => return into_worker(refusal),
         };
@@ -169,21 +233,22 @@ impl SseSession {
             if let Some(diagnostic) = diagnostic {
                 console_error!("handoff-mcp: {diagnostic}");
             }
-            // A send fails only when the client has gone: forget the session at once.
-            if event.is_some_and(|event| tx.unbounded_send(Ok(event.into_bytes())).is_err()) {
-                slot.borrow_mut().take();
+            // The session may have closed meanwhile; then the reply goes nowhere.
+            if let Some(event) = event {
+                send(&slot, event.into_bytes());
             }
         });
         into_worker(sse::accepted())
     }
 
-    /// The stream's sender if the client is still reading; forgets a closed one.
-    fn live_sender(&self) -> Option<Sender> {
+    /// Whether the session is open: its client has not gone, nor fallen too far behind.
+    /// Forgets a stream whose client has gone.
+    fn is_open(&self) -> bool {
         let mut slot = self.stream.borrow_mut();
-        if slot.as_ref().is_some_and(|tx| tx.is_closed()) {
+        if slot.as_ref().is_some_and(|outbox| outbox.tx.is_closed()) {
             *slot = None;
         }
-        slot.clone()
+        slot.is_some()
     }
 }
 
@@ -197,16 +262,11 @@ fn scope_of(req: &Request) -> Result<Option<Scope>> {
         .and_then(Scope::from_wire))
 }
 
-/// Writes a comment every KEEPALIVE_SECS until the client goes away, then forgets the stream.
-async fn keepalive(stream: Rc<RefCell<Option<Sender>>>) {
+/// Writes a comment every KEEPALIVE_SECS until the session closes.
+async fn keepalive(stream: Slot) {
     loop {
         Delay::from(Duration::from_secs(sse::KEEPALIVE_SECS)).await;
-        let alive = stream.borrow().as_ref().is_some_and(|tx| {
-            tx.unbounded_send(Ok(sse::KEEPALIVE.as_bytes().to_vec()))
-                .is_ok()
-        });
-        if !alive {
-            stream.borrow_mut().take();
+        if !send(&stream, sse::KEEPALIVE.as_bytes().to_vec()) {
             return;
         }
     }

@@ -275,7 +275,7 @@ fn sse_over_the_header_names_no_token_and_each_post_needs_the_header() {
     );
     for headers in [vec![JSON], vec![JSON, ("Authorization", "Bearer nope")]] {
         match plan_of(&s, "POST", "/sse/message", &headers) {
-            Plan::Respond(r) => assert_eq!(r.status, 401, "{headers:?}"),
+            Plan::Respond(r) | Plan::Denied(r) => assert_eq!(r.status, 401, "{headers:?}"),
             other => panic!("{other:?}"),
         }
     }
@@ -673,4 +673,218 @@ fn no_reply_holds_a_token() {
             assert!(!everything.contains(token), "{everything}");
         }
     }
+}
+
+/// The plan's answer to a request: its status, and whether the shell counts it as a failed
+/// credential (`Plan::Denied`) or answers it as it is.
+fn counted_or_not(plan: Plan) -> (u16, bool) {
+    match plan {
+        Plan::Respond(reply) => (reply.status, false),
+        Plan::Denied(reply) => (reply.status, true),
+        // Planned to be served: its credential was accepted.
+        _ => (200, false),
+    }
+}
+
+#[test]
+fn only_a_presented_token_that_matches_none_is_counted() {
+    let s = scoped();
+    let form = ("Content-Type", "application/x-www-form-urlencoded");
+    let own = ("Origin", "https://handoff.example");
+    let session = format!("/wrong-token/sse/message?sessionId={SESSION}");
+    for (method, path, headers, expected) in [
+        // Wrong path tokens, on every route that has one: the bare 404, counted.
+        ("POST", "/wrong-token/mcp", vec![JSON], (404, true)),
+        ("GET", "/wrong-token/sse", vec![], (404, true)),
+        ("POST", &session, vec![JSON], (404, true)),
+        ("GET", "/wrong-token/", vec![], (404, true)),
+        ("GET", "/wrong-token/projects/alpha", vec![], (404, true)),
+        (
+            "POST",
+            "/wrong-token/projects/alpha/add_task",
+            vec![form, own],
+            (404, true),
+        ),
+        ("POST", "//mcp", vec![JSON], (404, true)),
+        // A wrong bearer token: the 401, counted.
+        (
+            "POST",
+            "/mcp",
+            vec![JSON, ("Authorization", "Bearer wrong-token")],
+            (401, true),
+        ),
+        (
+            "GET",
+            "/sse",
+            vec![("Authorization", "bearer test-tokenx")],
+            (401, true),
+        ),
+        // What could never have matched is answered without counting.
+        ("POST", "/mcp", vec![JSON], (401, false)),
+        (
+            "POST",
+            "/mcp",
+            vec![JSON, ("Authorization", "Basic dGVzdC10b2tlbg==")],
+            (401, false),
+        ),
+        (
+            "POST",
+            "/mcp",
+            vec![JSON, ("Authorization", "Bearer a, Bearer b")],
+            (400, false),
+        ),
+        ("GET", "/no-such-path", vec![], (404, false)),
+        ("GET", "/wrong-token/mcp/", vec![], (404, false)),
+        ("GET", "/healthz", vec![], (200, false)),
+        // An accepted credential is never counted, whatever else is wrong with the request.
+        ("GET", "/test-token/mcp", vec![], (405, false)),
+        (
+            "POST",
+            "/mcp",
+            vec![("Authorization", "Bearer scoped-ro-token")],
+            (415, false),
+        ),
+        (
+            "GET",
+            "/scoped-rw-token/projects/beta/x",
+            vec![],
+            (404, false),
+        ),
+    ] {
+        let (path, query) = path.split_once('?').unwrap_or((path, ""));
+        let headers = Headers::new(headers.iter().copied());
+        let req = http::Request {
+            method,
+            path,
+            query: Some(query),
+            headers: &headers,
+            own_origin: "https://handoff.example",
+        };
+        assert_eq!(
+            counted_or_not(http::plan(&req, &s.config)),
+            expected,
+            "{method} {path}"
+        );
+    }
+    // The accepted credentials themselves plan their route, uncounted.
+    for (path, auth) in [
+        (format!("/{TOKEN}/mcp"), None),
+        (format!("/{RW}/mcp"), None),
+        ("/mcp".into(), Some(bearer(RO))),
+    ] {
+        let mut headers = vec![JSON];
+        headers.extend(auth.as_deref().map(|auth| ("Authorization", auth)));
+        assert!(
+            matches!(plan_of(&s, "POST", &path, &headers), Plan::Mcp { .. }),
+            "{path}"
+        );
+    }
+    // With no token configured there is nothing to guess: nothing is counted.
+    let none = Server::with_vars(&[]);
+    let reply = plan_of(&none, "POST", "/wrong-token/mcp", &[JSON]);
+    assert_eq!(counted_or_not(reply), (404, false));
+}
+
+#[test]
+fn past_the_limit_every_wrong_token_gets_the_same_429() {
+    let s = Server::new();
+    // Within the limit, each denied credential keeps its own refusal: the bare 404, or the 401.
+    let statuses: Vec<u16> = [
+        plan_of(&s, "POST", "/wrong-token/mcp", &[JSON]),
+        plan_of(&s, "GET", "/wrong-token/projects/alpha", &[]),
+        plan_of(&s, "POST", "/mcp", &[JSON, ("Authorization", "Bearer x")]),
+    ]
+    .into_iter()
+    .map(|plan| match plan {
+        Plan::Denied(refusal) => refusal.status,
+        other => panic!("expected a denied credential, got {other:?}"),
+    })
+    .collect();
+    assert_eq!(statuses, [404, 404, 401]);
+    // Past it, one answer in place of any of them (it takes no token, so it can name none),
+    // which says when to try again.
+    let reply = http::too_many_failures();
+    let reply = Reply {
+        status: reply.status,
+        headers: reply.headers,
+        body: reply.body,
+    };
+    assert_eq!(reply.status, 429);
+    assert_eq!(reply.header("retry-after"), Some("60"));
+    assert_eq!(
+        reply.json(),
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
+            "message": "Too Many Requests: too many wrong tokens from this address; try again in a minute"}})
+    );
+}
+
+#[test]
+fn failures_are_counted_per_address_and_an_ipv6_address_per_64() {
+    for (address, key) in [
+        (Some("203.0.113.7"), "203.0.113.7"),
+        (Some(" 203.0.113.7 "), "203.0.113.7"),
+        (Some("127.0.0.1"), "127.0.0.1"),
+        // Every address of one /64 is one client; the next /64 is another.
+        (Some("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64"),
+        (
+            Some("2001:db8:1:2:ffff:ffff:ffff:ffff"),
+            "2001:db8:1:2::/64",
+        ),
+        (Some("2001:db8:1:2::"), "2001:db8:1:2::/64"),
+        (Some("2001:db8:1:3::1"), "2001:db8:1:3::/64"),
+        // `::` stands for as many zero groups as make eight, wherever it is.
+        (Some("2001:db8::1"), "2001:db8:0:0::/64"),
+        (Some("2001:db8::"), "2001:db8:0:0::/64"),
+        (Some("2001:db8:1::2:3:4:5"), "2001:db8:1:0::/64"),
+        (Some("2001::1:2:3:4:5:6"), "2001:0:1:2::/64"),
+        (Some("::1"), "0:0:0:0::/64"),
+        (Some("::"), "0:0:0:0::/64"),
+        (Some("::1:2:3:4:5:6:7"), "0:1:2:3::/64"),
+        // Without an address, one key for all.
+        (None, "unknown"),
+        (Some(""), "unknown"),
+        (Some("  "), "unknown"),
+    ] {
+        assert_eq!(http::failure_key(address), key, "{address:?}");
+    }
+}
+
+/// The numbers the Worker's 429 and README.md state are the ones the binding enforces.
+#[test]
+fn the_rate_limit_binding_is_the_one_the_code_names() {
+    use handoff_mcp::config::{
+        FAILED_CREDENTIALS_BINDING, FAILED_CREDENTIALS_LIMIT, FAILED_CREDENTIALS_PERIOD_SECS,
+    };
+    let wrangler =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/wrangler.toml")).unwrap();
+    let block = wrangler
+        .split("[[ratelimits]]\n")
+        .nth(1)
+        .expect("wrangler.toml has a [[ratelimits]] binding");
+    let block = block.split("\n\n").next().unwrap();
+    assert!(
+        block.contains(&format!("name = \"{FAILED_CREDENTIALS_BINDING}\"\n")),
+        "{block}"
+    );
+    assert!(
+        block.contains(&format!(
+            "simple = {{ limit = {FAILED_CREDENTIALS_LIMIT}, period = {FAILED_CREDENTIALS_PERIOD_SECS} }}"
+        )),
+        "{block}"
+    );
+    assert_eq!(
+        http::too_many_failures().headers,
+        [
+            ("content-type", "application/json".to_owned()),
+            ("retry-after", FAILED_CREDENTIALS_PERIOD_SECS.to_string())
+        ]
+    );
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(
+        readme.contains(&format!(
+            "{FAILED_CREDENTIALS_LIMIT} wrong tokens per {FAILED_CREDENTIALS_PERIOD_SECS} s"
+        )),
+        "README.md's Limits must state the limit"
+    );
 }

@@ -1,6 +1,8 @@
 //! HTTP-level rules of the MCP endpoint: methods, Origin, content type, size, parse errors.
 
-use handoff_mcp::http::{forwarded_headers, Headers, MAX_BODY_BYTES};
+use handoff_mcp::http::{
+    forwarded_headers, too_large, Headers, DISCARD_CAP, MAX_BODY_BYTES, READ_CAP,
+};
 use serde_json::json;
 
 use crate::support::Server;
@@ -86,6 +88,28 @@ fn content_type_size_and_parse_errors() {
             json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the body is not JSON"}})
         );
     }
+}
+
+/// A body sent without its length is read up to `READ_CAP`: the fewest bytes the size rule
+/// refuses, so a body cut there is refused and one that ended before it is not. What the shell
+/// drops after its 413 is README.md's 8 MiB.
+#[test]
+fn the_shell_reads_one_byte_past_the_limit() {
+    assert_eq!(MAX_BODY_BYTES, 1 << 20);
+    assert_eq!(
+        too_large(&vec![b' '; READ_CAP]).map(|r| r.status),
+        Some(413)
+    );
+    assert_eq!(too_large(&vec![b' '; READ_CAP - 1]), None);
+    assert_eq!(too_large(b""), None);
+    assert_eq!(DISCARD_CAP, 8 << 20);
+    let s = Server::new();
+    let cut = vec![b' '; READ_CAP];
+    let reply = s.request("POST", &[("Content-Type", "application/json")], &cut);
+    assert_eq!(
+        (reply.status, reply.json()["error"]["code"].clone()),
+        (413, json!(-32600))
+    );
 }
 
 #[test]

@@ -162,11 +162,15 @@ fn binding_and_variable_names_live_in_config_rs_only() {
     let wrangler =
         fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/wrangler.toml")).unwrap();
     let mut in_vars = false;
+    let mut in_ratelimits = false;
     for line in wrangler.lines().map(str::trim) {
         if line.starts_with('[') {
             in_vars = line == "[vars]";
+            in_ratelimits = line == "[[ratelimits]]";
         }
         let declared = if let Some(rest) = line.strip_prefix("binding = \"") {
+            rest.split('"').next()
+        } else if let Some(rest) = line.strip_prefix("name = \"").filter(|_| in_ratelimits) {
             rest.split('"').next()
         } else if let Some((_, rest)) = line.split_once("{ name = \"") {
             rest.split('"').next()
