@@ -593,7 +593,7 @@ fn race_add_task(phase: &mut Phase, target: &Target, project: &str) {
                             tools::call(
                                 &mut client,
                                 "add_task",
-                                json!({"project_id": project, "body": body, "kind": "cleanup"}),
+                                json!({"project_id": project, "body": body, "kind": "main"}),
                             )
                             .and_then(|r| {
                                 r.expect_ok()?;
@@ -876,7 +876,7 @@ pub fn load(target: &Target, project: &str, acks: &str, seconds: u64) -> Result<
                     let outcome = tools::call(
                         &mut client,
                         "add_task",
-                        json!({"project_id": project, "body": body, "kind": "cleanup"}),
+                        json!({"project_id": project, "body": body, "kind": "main"}),
                     );
                     match outcome.and_then(|r| {
                         r.expect_ok()?;
