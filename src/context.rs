@@ -134,16 +134,27 @@ impl Caller {
 /// Longest client name kept.
 pub const CLIENT_MAX: usize = 100;
 
+/// A client's name as it is kept with every change: its control characters dropped, at most
+/// `CLIENT_MAX` characters; `None` when nothing is left. Both sources of the name (the
+/// `User-Agent` and the 2026-07-28 `_meta` client info) go through it, so every name in a
+/// history meets the rule an import holds it to (`export::parse`), and an export imports again.
+pub fn client_name(raw: &str) -> Option<String> {
+    let name: String = raw
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(CLIENT_MAX)
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
 /// The first product token of a `User-Agent` (RFC 9110 §10.1.5): `claude-code/2.1.332` from
 /// `claude-code/2.1.332 (external, cli)`. Control characters end it.
 fn product_token(user_agent: &str) -> Option<String> {
-    let token: String = user_agent
+    let token = user_agent
         .trim()
-        .chars()
-        .take_while(|c| !c.is_whitespace() && !c.is_control())
-        .take(CLIENT_MAX)
-        .collect();
-    (!token.is_empty()).then_some(token)
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .next()?;
+    client_name(token)
 }
 
 /// Everything a request may use from outside the core.

@@ -11,7 +11,7 @@ mod modern;
 
 use serde_json::Value as Json;
 
-use crate::context::{Caller, Ctx, CLIENT_MAX};
+use crate::context::{client_name, Caller, Ctx};
 use crate::error::Error;
 use crate::json;
 use crate::jsonrpc::{self, Message};
@@ -179,7 +179,8 @@ async fn handle_one(value: &Node<'_>, headers: &McpHeaders, ctx: &Ctx<'_>) -> Ha
 }
 
 /// `name/version` from the 2026-07-28 `_meta` client info, when the message carries it, at
-/// most `CLIENT_MAX` characters (it is stored with every change).
+/// most `CLIENT_MAX` characters with no control character (`context::client_name`: it is
+/// stored with every change).
 fn client_info(params: Option<&Node>) -> Option<String> {
     let info = params?.get("_meta")?.get(META_CLIENT_INFO)?;
     let name = info.get("name")?.as_str()?;
@@ -187,5 +188,5 @@ fn client_info(params: Option<&Node>) -> Option<String> {
         Some(v) => format!("{name}/{v}"),
         None => name.to_owned(),
     };
-    Some(full.chars().take(CLIENT_MAX).collect())
+    client_name(&full)
 }

@@ -498,3 +498,43 @@ fn the_document_s_own_project_id_must_be_a_string_even_when_another_is_given() {
         reply.body
     );
 }
+
+/// A client that names itself with control characters is kept without them, as a User-Agent's
+/// product token is, so the history it wrote exports and imports again.
+#[test]
+fn a_client_name_with_control_characters_is_kept_without_them() {
+    let s = Server::new();
+    let mut meta = crate::support::meta();
+    meta["io.modelcontextprotocol/clientInfo"] = json!({"name": "a\nb\u{1}c", "version": "1\t2"});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "set_north_star", "arguments": {"project_id": "p", "text": "n"}, "_meta": meta}});
+    let reply = s.post(
+        &[
+            ("MCP-Protocol-Version", crate::support::MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "set_north_star"),
+        ],
+        &body.to_string(),
+    );
+    assert_eq!(reply.json()["result"]["isError"], false, "{}", reply.body);
+    assert_eq!(s.db.stored("SELECT client FROM event"), "abc/12");
+    assert_eq!(s.db.stored("SELECT updated_by FROM project"), "abc/12");
+    let document = get(&s, &page("projects/p/export.json")).body;
+    assert_eq!(import(&s, TOKEN, &document, "p-copy").status, 303);
+    // A name of control characters alone is no name: the User-Agent's, else "unknown".
+    meta["io.modelcontextprotocol/clientInfo"] = json!({"name": "\u{7}"});
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "set_north_star", "arguments": {"project_id": "q", "text": "n"}, "_meta": meta}});
+    s.post(
+        &[
+            ("MCP-Protocol-Version", crate::support::MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "set_north_star"),
+        ],
+        &body.to_string(),
+    );
+    assert_eq!(
+        s.db.stored("SELECT updated_by FROM project WHERE id = 'q'"),
+        "unknown"
+    );
+}
