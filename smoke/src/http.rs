@@ -67,6 +67,11 @@ impl Target {
         }
     }
 
+    /// Where the human view's pages start: behind the token (a path-token target).
+    pub fn page_root(&self) -> &str {
+        &self.base
+    }
+
     /// The Streamable HTTP endpoint.
     pub fn mcp(&self) -> String {
         format!("{}/mcp", self.root())

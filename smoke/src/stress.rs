@@ -117,7 +117,99 @@ pub fn stress(target: &Target, allowed_origin: Option<&str>) -> usize {
     race_same_add_task(&mut races, target, &format!("race-same-{stamp}"));
     race_set_focus(&mut races, target, &format!("race-focus-{stamp}"));
     race_complete_task(&mut races, target, &format!("race-done-{stamp}"));
-    failed + races.finish()
+    failed + races.finish() + limits(target, &format!("limits-{stamp}"))
+}
+
+/// The documented caps through the real Worker and its D1: 30 open deferred tasks a project
+/// (the 31st refused with a sentence, get_state still listing the 30), and 2025-03-26 batches of
+/// at most 40 messages (41 refused whole, before any of it runs).
+fn limits(target: &Target, project: &str) -> usize {
+    let mut phase = Phase::new("limits");
+    let mut client = Client::new(target, Era::Modern);
+    let setup = create(target, project).and_then(|()| {
+        (0..30).try_for_each(|i| {
+            let kind = if i % 2 == 0 { "cleanup" } else { "record" };
+            tools::call(
+                &mut client,
+                "add_task",
+                json!({"project_id": project, "body": format!("deferred {i}"), "kind": kind}),
+            )?
+            .expect_ok()
+        })
+    });
+    phase.record("30 open deferred tasks are kept", setup);
+    let refused = tools::call(
+        &mut client,
+        "add_task",
+        json!({"project_id": project, "body": "one more", "kind": "record"}),
+    )
+    .and_then(|r| {
+        r.expect_tool_error()?;
+        ensure(
+            r.text.contains("already has 30 open deferred tasks"),
+            || r.text.clone(),
+        )
+    });
+    phase.record("the 31st is a tool error that says the cap", refused);
+    let listed = open_tasks(target, project).and_then(|tasks| {
+        ensure(
+            tasks.len() == 30 && tasks.iter().all(|(_, b)| b != "one more"),
+            || format!("{} listed: {tasks:?}", tasks.len()),
+        )
+    });
+    phase.record("get_state lists the 30 and not the refused one", listed);
+
+    let agent = http::agent();
+    let mut headers = plain();
+    headers.push(("MCP-Protocol-Version", "2025-03-26".into()));
+    headers.extend(target.auth());
+    let batch = |n: usize, body: &str| {
+        let calls: Vec<Value> = (0..n)
+            .map(|i| {
+                json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "add_task",
+                    "arguments": {"project_id": project, "body": format!("{body} {i}"), "kind": "main"}}})
+            })
+            .collect();
+        post_bytes(
+            &agent,
+            &target.mcp(),
+            &headers,
+            Value::Array(calls).to_string().as_bytes(),
+        )
+    };
+    let forty = batch(40, "batched").and_then(|raw| {
+        let answers = raw.json().and_then(|j| j.as_array().map(Vec::len));
+        ensure(raw.status == 200 && answers == Some(40), || raw.describe())
+    });
+    phase.record("a batch of 40 tools/call is served whole", forty);
+    let forty_one = batch(41, "refused").and_then(|raw| {
+        let json = raw.json().unwrap_or_default();
+        ensure(
+            raw.status == 400
+                && json["error"]["code"] == -32600
+                && json["error"]["message"] == "Invalid Request: a batch holds at most 40 messages",
+            || raw.describe(),
+        )
+    });
+    phase.record("a batch of 41 is refused whole with a sentence", forty_one);
+    // None of the 41 ran: the search finds the 40 batched tasks and none of the refused ones.
+    let mut found = |query: &str| {
+        tools::call(
+            &mut client,
+            "search",
+            json!({"query": query, "project_id": project, "kind": "main"}),
+        )
+        .map(|r| r.text)
+    };
+    let nothing_ran = found("batched 39").and_then(|hit| {
+        let miss = found("refused")?;
+        ensure(
+            hit.contains("main task open") && miss.starts_with("No record matches"),
+            || format!("{hit}\n---\n{miss}"),
+        )
+    });
+    phase.record("the refused batch wrote nothing", nothing_ran);
+    phase.finish()
 }
 
 /// A raw reply: status, content type and body (lossy, so a non-UTF-8 reply still reports).
@@ -560,6 +652,33 @@ pub fn open_tasks(target: &Target, project: &str) -> Result<Vec<(String, String)
         .collect())
 }
 
+/// Every open task of a project, of any kind, by id and body, from its export document (the
+/// human view's `export.json`): get_state lists open deferred tasks only, at most 30, while the
+/// race and the restart load write main tasks, which no cap holds back. Path-token targets only.
+pub fn stored_open_tasks(target: &Target, project: &str) -> Result<Vec<(String, String)>, String> {
+    let url = format!("{}/projects/{project}/export.json", target.page_root());
+    let reply = http::agent()
+        .get(&url)
+        .call()
+        .map_err(|e| format!("GET {project}'s export: {e}"))?;
+    let text = reply
+        .into_string()
+        .map_err(|e| format!("reading {project}'s export: {e}"))?;
+    let document: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{project}'s export is not JSON: {e}"))?;
+    let tasks = document["tasks"]
+        .as_array()
+        .ok_or_else(|| format!("{project}'s export has no tasks: {document}"))?;
+    Ok(tasks
+        .iter()
+        .filter(|t| t["status"] == "open")
+        .map(|t| {
+            let text = |k: &str| t[k].as_str().unwrap_or_default().to_owned();
+            (text("id"), text("body"))
+        })
+        .collect())
+}
+
 /// Creates `project` with a North Star.
 pub fn create(target: &Target, project: &str) -> Result<(), String> {
     let mut client = Client::new(target, Era::Modern);
@@ -633,7 +752,7 @@ fn race_add_task(phase: &mut Phase, target: &Target, project: &str) {
             )
         }),
     );
-    let found = open_tasks(target, project);
+    let found = stored_open_tasks(target, project);
     let lost = found.as_ref().map_or(acked.len(), |tasks| {
         let ids: HashSet<&String> = tasks.iter().map(|(id, _)| id).collect();
         acked.iter().filter(|id| !ids.contains(id)).count()
@@ -940,7 +1059,7 @@ pub fn verify(target: &Target, project: &str, acks: &str) -> usize {
         "the load had acknowledged writes before the stop",
         ensure(!acked.is_empty(), || "no acknowledged write".into()),
     );
-    let found = open_tasks(target, project);
+    let found = stored_open_tasks(target, project);
     let (stored, lost) = match &found {
         Ok(tasks) => {
             let ids: HashSet<&String> = tasks.iter().map(|(id, _)| id).collect();
