@@ -498,3 +498,24 @@ fn the_document_s_own_project_id_must_be_a_string_even_when_another_is_given() {
         reply.body
     );
 }
+
+#[test]
+fn a_path_whose_project_id_breaks_the_rule_is_the_bare_404() {
+    let s = seeded();
+    for path in [
+        "projects/-x/export.json",
+        "projects/a%20b/export.md",
+        "projects/-x/search",
+        "projects/.x/search?query=redis",
+        "projects/handoff/export.txt",
+        "projects/handoff/export.json/more",
+        "import/more",
+    ] {
+        let reply = get(&s, &page(path));
+        assert_eq!(
+            (reply.status, reply.body.as_str()),
+            (404, "Not Found"),
+            "{path}"
+        );
+    }
+}
