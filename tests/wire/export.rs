@@ -538,3 +538,24 @@ fn a_client_name_with_control_characters_is_kept_without_them() {
         "unknown"
     );
 }
+
+#[test]
+fn a_path_whose_project_id_breaks_the_rule_is_the_bare_404() {
+    let s = seeded();
+    for path in [
+        "projects/-x/export.json",
+        "projects/a%20b/export.md",
+        "projects/-x/search",
+        "projects/.x/search?query=redis",
+        "projects/handoff/export.txt",
+        "projects/handoff/export.json/more",
+        "import/more",
+    ] {
+        let reply = get(&s, &page(path));
+        assert_eq!(
+            (reply.status, reply.body.as_str()),
+            (404, "Not Found"),
+            "{path}"
+        );
+    }
+}

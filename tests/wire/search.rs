@@ -569,6 +569,12 @@ fn a_bad_search_is_refused_and_reads_nothing_it_may_not() {
         assert_eq!(reply.status, status, "{path}: {}", reply.body);
         crate::web::assert_web_headers(&reply, &[]);
         assert!(reply.body.contains(&crate::web::escaped(said)), "{path}: {}", reply.body);
+        // The tool's refusal is said as one, never shown as records.
+        if status == 422 {
+            let head = "<p class=err role=alert id=refused>Invalid arguments for search: ";
+            assert!(reply.body.contains(head), "{path}: {}", reply.body);
+            assert!(!reply.body.contains("<pre id=records>"), "{path}");
+        }
     }
     assert_eq!(
         s.db.batches.get(),
