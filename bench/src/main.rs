@@ -10,6 +10,7 @@ mod load;
 mod native;
 mod perf;
 mod profile;
+mod search;
 mod sqlite;
 mod statement;
 mod stats;
@@ -22,6 +23,7 @@ use std::time::Duration;
 
 const USAGE: &str = "usage:
   bench native [--rounds N] [--requests N] [--request LABEL]
+  bench search [--sizes 100,1000,10000,100000] [--rounds N] [--calls N]
   bench http --base http://127.0.0.1:PORT/TOKEN --floor http://127.0.0.1:PORT \\
              --handoff-pgid PGID --floor-pgid PGID \\
              [--before-base http://127.0.0.1:PORT/TOKEN --before-pgid PGID --before-label REV] \\
@@ -132,6 +134,27 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 request: flags.text("request").map(str::to_owned),
             };
             native::run(&opts).map_err(Failure::Run)
+        }
+        "search" => {
+            flags.only(&["sizes", "rounds", "calls"])?;
+            let sizes = flags
+                .text("sizes")
+                .unwrap_or("100,1000,10000,100000")
+                .split(',')
+                .map(|n| {
+                    n.parse::<u64>()
+                        .map_err(|_| format!("--sizes: {n:?} is not a number"))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if sizes.iter().any(|&n| n < 5) {
+                return Err("--sizes: each size needs at least 5 events".into());
+            }
+            let opts = search::Options {
+                sizes,
+                rounds: flags.number("rounds", 5)?.max(1),
+                calls: flags.number("calls", 200)?.max(1),
+            };
+            search::run(&opts).map_err(Failure::Run)
         }
         "http" => {
             flags.only(&[
