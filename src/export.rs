@@ -14,6 +14,7 @@ use crate::model::{
     self, Event, EventKind, Export, ExportEvent, ExportFocus, ExportProject, ExportTask, Kind,
 };
 use crate::node::Node;
+use crate::store;
 use crate::tools::{self, args};
 
 /// What the document says it is, and the one version this server writes and reads.
@@ -187,22 +188,8 @@ fn focus(node: &Node, project: &str) -> Result<ExportFocus, String> {
 }
 
 fn task(node: &Node, at: &str, project: &str) -> Result<ExportTask, String> {
-    let t = Obj::new(
-        node,
-        at,
-        &[
-            "id",
-            "body",
-            "kind",
-            "status",
-            "created_at",
-            "created_by",
-            "updated_at",
-            "completed_at",
-            "completed_by",
-            "evidence",
-        ],
-    )?;
+    // A task's members are the columns the export reads it with, name for name.
+    let t = Obj::new(node, at, store::EXPORT_TASKS.columns)?;
     let done = match t.text("status")? {
         "open" => false,
         "done" => true,
