@@ -5,8 +5,8 @@
 
 use std::fmt;
 
-use crate::context::Scope;
 use crate::model;
+use crate::scope::Scope;
 
 /// Secret: one or more full-access tokens, separated by commas (or line breaks). Several are
 /// accepted at once so that a new one can be rolled out before the old one is removed.

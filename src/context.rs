@@ -4,7 +4,7 @@
 //! tests build it with SQLite, a counter and a pinned time. Adding a capability is a field here,
 //! not a new parameter on every signature. No I/O and no token here: a scope never holds one.
 
-use crate::model;
+use crate::scope::Scope;
 use crate::store::{Change, Sql};
 
 /// Hands out fresh task ids. The Worker passes random UUIDs; tests pass a counter.
@@ -27,75 +27,6 @@ pub trait Clock {
 impl<F: Fn() -> i64> Clock for F {
     fn now_ms(&self) -> i64 {
         self()
-    }
-}
-
-/// What the request's credential may reach. `http::plan` finds it from the token; every surface
-/// that shows or changes project state asks it before reaching storage. There is no default:
-/// whoever builds a `Caller` must say which scope it has.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Scope {
-    /// An `AUTH_TOKEN` token: every project, read and write.
-    All,
-    /// A `PROJECT_TOKENS` entry: one project, and writes only when `write` is set.
-    Project { id: String, write: bool },
-}
-
-impl Scope {
-    /// Whether the credential may read `project`.
-    pub fn may_read(&self, project: &str) -> bool {
-        match self {
-            Scope::All => true,
-            Scope::Project { id, .. } => id == project,
-        }
-    }
-
-    /// Whether the credential may write `project` (creating it included).
-    pub fn may_write(&self, project: &str) -> bool {
-        match self {
-            Scope::All => true,
-            Scope::Project { id, write } => *write && id == project,
-        }
-    }
-
-    /// Whether the credential may write nothing at all.
-    pub fn read_only(&self) -> bool {
-        matches!(self, Scope::Project { write: false, .. })
-    }
-
-    /// The one project a scoped credential reaches; `None` when it reaches them all.
-    pub fn project(&self) -> Option<&str> {
-        match self {
-            Scope::All => None,
-            Scope::Project { id, .. } => Some(id),
-        }
-    }
-
-    /// The scope as one line of text, for the Worker to hand to the SSE Durable Object: `all`,
-    /// `rw:<project>` or `ro:<project>`. A project id holds no `:`, space or line break.
-    pub fn to_wire(&self) -> String {
-        match self {
-            Scope::All => "all".into(),
-            Scope::Project { id, write: true } => format!("rw:{id}"),
-            Scope::Project { id, write: false } => format!("ro:{id}"),
-        }
-    }
-
-    /// The scope `to_wire` wrote; `None` for anything else, so a garbled value reaches nothing.
-    pub fn from_wire(wire: &str) -> Option<Scope> {
-        if wire == "all" {
-            return Some(Scope::All);
-        }
-        let (access, id) = wire.split_once(':')?;
-        let write = match access {
-            "rw" => true,
-            "ro" => false,
-            _ => return None,
-        };
-        model::is_project_id(id).then(|| Scope::Project {
-            id: id.to_owned(),
-            write,
-        })
     }
 }
 
@@ -193,38 +124,5 @@ mod tests {
         assert_eq!(ua("a\u{1b}[31mb").as_deref(), Some("a"));
         assert_eq!(ua(&"x".repeat(500)).map(|s| s.len()), Some(CLIENT_MAX));
         assert_eq!(Caller::new(None, Scope::All).user_agent, None);
-    }
-
-    #[test]
-    fn scopes() {
-        let rw = Scope::Project {
-            id: "p".into(),
-            write: true,
-        };
-        let ro = Scope::Project {
-            id: "p".into(),
-            write: false,
-        };
-        assert!(Scope::All.may_read("x") && Scope::All.may_write("x") && !Scope::All.read_only());
-        assert!(rw.may_read("p") && rw.may_write("p") && !rw.read_only());
-        assert!(!rw.may_read("q") && !rw.may_write("q"));
-        assert!(ro.may_read("p") && !ro.may_write("p") && ro.read_only());
-        assert!(!ro.may_read("P"), "project ids are case-sensitive");
-        assert_eq!((Scope::All.project(), ro.project()), (None, Some("p")));
-        for scope in [Scope::All, rw, ro] {
-            assert_eq!(Scope::from_wire(&scope.to_wire()), Some(scope));
-        }
-        for garbled in [
-            "",
-            "ALL",
-            "rw:",
-            "rw:a b",
-            "xx:p",
-            "ro",
-            "all:p",
-            "rw:p\nall",
-        ] {
-            assert_eq!(Scope::from_wire(garbled), None, "{garbled:?}");
-        }
     }
 }

@@ -25,10 +25,11 @@
 use serde_json::Value as Json;
 
 use crate::config::{Config, Credentials};
-use crate::context::{Ctx, Scope};
+use crate::context::Ctx;
 use crate::dispatch::{self, Handled, McpHeaders, Reply};
 use crate::error::Error;
 use crate::node::Node;
+use crate::scope::Scope;
 use crate::sse;
 use crate::web;
 

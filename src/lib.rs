@@ -17,6 +17,7 @@ pub mod prompts;
 pub mod protocol;
 pub mod render;
 pub mod resources;
+pub mod scope;
 /// SQLite behind the store, for tests, bench and fuzzing (never in the Worker).
 #[cfg(feature = "sqlite")]
 pub mod sqlite;

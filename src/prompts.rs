@@ -45,16 +45,14 @@ pub async fn get(ctx: &Ctx<'_>, name: &str, arguments: Option<&Node<'_>>) -> Res
         )));
     }
     let scope = &ctx.caller.scope;
-    if !scope.may_read(project_id) {
-        return Err(Error::InvalidParams(tools::out_of_reach(scope, project_id)));
-    }
-    let state = store::load_state(ctx.db, project_id)
-        .await?
-        .ok_or_else(|| {
-            Error::InvalidParams(format!(
+    let project = scope
+        .readable(project_id)
+        .ok_or_else(|| Error::InvalidParams(tools::out_of_reach(scope, project_id)))?;
+    let state = store::load_state(ctx.db, project).await?.ok_or_else(|| {
+        Error::InvalidParams(format!(
             "No project {project_id:?} yet: call the set_north_star tool with this project_id first"
         ))
-        })?;
+    })?;
     let [contract, reference] =
         render::state_texts(&state, ctx.clock.now_ms(), ctx.focus_stale_days);
     let text = format!(

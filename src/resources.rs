@@ -7,10 +7,11 @@
 
 use serde_json::{json, Value as Json};
 
-use crate::context::{Ctx, Scope};
+use crate::context::Ctx;
 use crate::error::Error;
 use crate::model;
 use crate::render;
+use crate::scope::Scope;
 use crate::store::{self, Sql};
 use crate::web::card;
 
@@ -71,7 +72,7 @@ pub async fn list(db: &dyn Sql, scope: &Scope, cursor: Option<&str>) -> Result<J
     if cursor.is_some_and(|c| !model::is_project_id(c)) {
         return Err(Error::InvalidParams("Invalid cursor".into()));
     }
-    let mut ids = store::project_ids(db, cursor, PAGE + 1, scope.project()).await?;
+    let mut ids = store::project_ids(db, cursor, PAGE + 1, scope.reach()).await?;
     let next = (ids.len() > PAGE).then(|| {
         ids.truncate(PAGE);
         ids.last().cloned().unwrap_or_default()
@@ -106,12 +107,12 @@ pub async fn read(ctx: &Ctx<'_>, uri: &str) -> Result<Json, Error> {
     let not_found = || Error::ResourceNotFound {
         uri: uri.to_owned(),
     };
-    let (project_id, kind) = parse(uri)
-        .filter(|(id, _)| ctx.caller.scope.may_read(id))
+    let (project, kind) = parse(uri)
+        .and_then(|(id, kind)| Some((ctx.caller.scope.readable(id)?, kind)))
         .ok_or_else(not_found)?;
     let text = match kind {
         Kind::State => {
-            let state = store::load_state(ctx.db, project_id)
+            let state = store::load_state(ctx.db, project)
                 .await?
                 .ok_or_else(not_found)?;
             let [contract, reference] =
@@ -119,7 +120,7 @@ pub async fn read(ctx: &Ctx<'_>, uri: &str) -> Result<Json, Error> {
             format!("{contract}\n{reference}")
         }
         Kind::History => {
-            let history = store::load_history(ctx.db, project_id)
+            let history = store::load_history(ctx.db, project)
                 .await?
                 .ok_or_else(not_found)?;
             render::history(&history)

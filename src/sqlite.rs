@@ -11,8 +11,9 @@ use std::future::ready;
 use rusqlite::types::{Value as SqlValue, ValueRef};
 
 use crate::config::Config;
-use crate::context::{Caller, Ctx, Scope};
+use crate::context::{Caller, Ctx};
 use crate::http::{self, Headers, Plan, Response};
+use crate::scope::Scope;
 use crate::store::{self, retry, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 use crate::web;
 

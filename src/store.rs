@@ -12,6 +12,7 @@ use crate::json;
 use crate::model::{
     Anchor, Deferred, Event, EventKind, Focus, History, Kind, Stamp, State, OPEN_DEFERRED_MAX,
 };
+use crate::scope::{Reach, Readable, Writable, WriteReach};
 
 mod export;
 pub mod retry;
@@ -425,10 +426,11 @@ pub enum Upsert {
 /// write and the read share one atomic batch.
 pub async fn set_north_star(
     db: &dyn Sql,
-    project_id: &str,
+    project: Writable<'_>,
     text: &str,
     change: Change<'_>,
 ) -> Result<(Upsert, Anchor), StoreError> {
+    let project_id = project.id();
     let at = Value::Int(change.at_ms);
     let results = db
         .batch(vec![
@@ -469,10 +471,11 @@ pub struct NewFocus<'a> {
 /// after it. `None` when the project does not exist (nothing written).
 pub async fn set_focus(
     db: &dyn Sql,
-    project_id: &str,
+    project: Writable<'_>,
     focus: NewFocus<'_>,
     change: Change<'_>,
 ) -> Result<Option<Anchor>, StoreError> {
+    let project_id = project.id();
     let params = vec![
         project_id.into(),
         focus.statement.into(),
@@ -509,11 +512,12 @@ pub enum Added {
 pub async fn add_task(
     db: &dyn Sql,
     id: &str,
-    project_id: &str,
+    project: Writable<'_>,
     body: &str,
     kind: Kind,
     change: Change<'_>,
 ) -> Result<Added, StoreError> {
+    let project_id = project.id();
     let params = vec![
         id.into(),
         project_id.into(),
@@ -559,15 +563,16 @@ pub enum Completion {
 /// the old status, the event, the update and the read of the project's anchor run in one atomic
 /// batch, so of two concurrent calls exactly one sees `Completed` and one event is written (a
 /// retry of the same call, with the same `Change`, sees `Completed` again and writes nothing).
-/// With `only_project` (a scoped caller's), a task of any other project is `Unknown` and
-/// untouched: each statement's WHERE holds the project.
+/// Within a reach of one project (a scoped caller's), a task of any other project is `Unknown`
+/// and untouched: each statement's WHERE holds the project.
 pub async fn complete_task(
     db: &dyn Sql,
     task_id: &str,
     evidence: Option<&str>,
     change: Change<'_>,
-    only_project: Option<&str>,
+    reach: WriteReach<'_>,
 ) -> Result<Completion, StoreError> {
+    let only_project = reach.only();
     let params = vec![
         task_id.into(),
         Value::Int(change.at_ms),
@@ -631,7 +636,8 @@ fn anchor(results: &[Vec<Row>], index: usize) -> Result<Option<Anchor>, StoreErr
 }
 
 /// Reads everything get_state shows, in one statement. `None` when the project does not exist.
-pub async fn load_state(db: &dyn Sql, project_id: &str) -> Result<Option<State>, StoreError> {
+pub async fn load_state(db: &dyn Sql, project: Readable<'_>) -> Result<Option<State>, StoreError> {
+    let project_id = project.id();
     let limit = Value::Int(OPEN_DEFERRED_MAX as i64);
     let results = db
         .batch(vec![Stmt::new(LOAD_STATE, vec![project_id.into(), limit])])
@@ -685,7 +691,11 @@ pub async fn load_state(db: &dyn Sql, project_id: &str) -> Result<Option<State>,
 
 /// Reads a project's history, newest first, in one statement. `None` when the project does
 /// not exist.
-pub async fn load_history(db: &dyn Sql, project_id: &str) -> Result<Option<History>, StoreError> {
+pub async fn load_history(
+    db: &dyn Sql,
+    project: Readable<'_>,
+) -> Result<Option<History>, StoreError> {
+    let project_id = project.id();
     let results = db
         .batch(vec![Stmt::new(
             LOAD_HISTORY,
@@ -728,15 +738,15 @@ pub async fn load_history(db: &dyn Sql, project_id: &str) -> Result<Option<Histo
     }))
 }
 
-/// Up to `limit` project ids in id order, after `after` (exclusive); with `only`, that one
-/// project at most.
+/// Up to `limit` project ids in id order, after `after` (exclusive), within the caller's reach
+/// (one project at most, for a scoped caller).
 pub async fn project_ids(
     db: &dyn Sql,
     after: Option<&str>,
     limit: usize,
-    only: Option<&str>,
+    reach: Reach<'_>,
 ) -> Result<Vec<String>, StoreError> {
-    let results = projects_after(db, PROJECT_IDS, after, limit, only).await?;
+    let results = projects_after(db, PROJECT_IDS, after, limit, reach).await?;
     first(&results)?
         .iter()
         .map(|row| text(row, "id").map(str::to_owned))
@@ -762,9 +772,9 @@ pub async fn project_summaries(
     db: &dyn Sql,
     after: Option<&str>,
     limit: usize,
-    only: Option<&str>,
+    reach: Reach<'_>,
 ) -> Result<Vec<Summary>, StoreError> {
-    let results = projects_after(db, PROJECT_SUMMARIES, after, limit, only).await?;
+    let results = projects_after(db, PROJECT_SUMMARIES, after, limit, reach).await?;
     let mut summaries = Vec::new();
     for row in first(&results)? {
         let count = |column| int(row, column)?.ok_or(StoreError::Decode(column));
@@ -787,12 +797,12 @@ async fn projects_after(
     query: Query,
     after: Option<&str>,
     limit: usize,
-    only: Option<&str>,
+    reach: Reach<'_>,
 ) -> Rows {
     let limit = Value::Int(i64::try_from(limit).unwrap_or(i64::MAX));
     db.batch(vec![Stmt::new(
         query,
-        vec![after.unwrap_or("").into(), limit, only.into()],
+        vec![after.unwrap_or("").into(), limit, reach.only().into()],
     )])
     .await
 }
@@ -921,7 +931,8 @@ mod tests {
     }
 
     fn state_of(json: &'static str) -> Result<Option<State>, StoreError> {
-        crate::sqlite::block_on(load_state(&StateJson(json), "p"))
+        let project = crate::scope::Scope::All.readable("p").unwrap();
+        crate::sqlite::block_on(load_state(&StateJson(json), project))
     }
 
     /// The open deferred tasks come in insertion order (`seq`) whatever order the aggregate

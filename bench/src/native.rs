@@ -6,7 +6,8 @@ use std::cell::Cell;
 use std::time::Instant;
 
 use handoff_mcp::config::{Config, AUTH_TOKEN_VAR};
-use handoff_mcp::context::{Caller, Ctx, Scope};
+use handoff_mcp::context::{Caller, Ctx};
+use handoff_mcp::scope::Scope;
 use handoff_mcp::http::{Headers, Response};
 use serde_json::json;
 

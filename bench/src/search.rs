@@ -9,6 +9,7 @@
 
 use std::time::Instant;
 
+use handoff_mcp::scope::Scope;
 use handoff_mcp::sqlite::{block_on, Sqlite};
 use handoff_mcp::store::{self, Search};
 
@@ -51,7 +52,7 @@ fn time(db: &Sqlite, query: &str, calls: usize) -> Result<(f64, u64), String> {
             db,
             Search {
                 query,
-                project: Some("p"),
+                reach: Scope::All.readable("p").expect("all reaches p").reach(),
                 kind: None,
                 limit: 20,
             },

@@ -7,7 +7,8 @@
 use std::cell::Cell;
 
 use handoff_mcp::config::{Config, ALLOWED_ORIGINS_VAR, AUTH_TOKEN_VAR};
-use handoff_mcp::context::{Caller, Ctx, Scope};
+use handoff_mcp::context::{Caller, Ctx};
+use handoff_mcp::scope::Scope;
 use handoff_mcp::http::Headers;
 use handoff_mcp::sqlite::Sqlite;
 use libfuzzer_sys::fuzz_target;

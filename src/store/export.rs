@@ -11,6 +11,7 @@ use crate::json;
 use crate::model::{
     Event, EventKind, Export, ExportEvent, ExportFocus, ExportProject, ExportTask, Kind,
 };
+use crate::scope::{Readable, Writable};
 
 const EXPORT_PROJECT: Query = Query::rows(
     "SELECT id, north_star, created_at, updated_at, updated_by FROM project WHERE id = ?1",
@@ -64,7 +65,11 @@ pub const EXPORT_EVENTS: Query = Query::rows(
 );
 
 /// Reads everything a project holds in one batch. `None` when it does not exist.
-pub async fn load_export(db: &dyn Sql, project_id: &str) -> Result<Option<Export>, StoreError> {
+pub async fn load_export(
+    db: &dyn Sql,
+    project: Readable<'_>,
+) -> Result<Option<Export>, StoreError> {
+    let project_id = project.id();
     let stmt = |query| Stmt::new(query, vec![project_id.into()]);
     let results = db
         .batch(vec![
@@ -196,9 +201,15 @@ pub enum Imported {
 
 /// Writes a whole project in one atomic batch, ids and times as they are. A project or a
 /// task id already taken fails the batch whole; a second, read-only statement then says which.
-pub async fn import(db: &dyn Sql, export: &Export) -> Result<Imported, StoreError> {
+/// The project is written under `into`'s id (the document's own, which the caller's scope was
+/// asked about).
+pub async fn import(
+    db: &dyn Sql,
+    into: Writable<'_>,
+    export: &Export,
+) -> Result<Imported, StoreError> {
     let p = &export.project;
-    let id = || Value::from(p.id.as_str());
+    let id = || Value::from(into.id());
     let int = |n: Option<i64>| n.map_or(Value::Null, Value::Int);
     let focus = export.focus.iter().map(|f| {
         json!([

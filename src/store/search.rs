@@ -5,6 +5,7 @@
 
 use super::{first, int, opt_text, text, Query, Sql, Stmt, StoreError, Value};
 use crate::model::{Hit, Hits, Kind, Record};
+use crate::scope::Reach;
 
 /// The fewest characters the trigram index can find; a shorter query is matched with LIKE.
 pub const TRIGRAM: usize = 3;
@@ -93,8 +94,8 @@ pub fn like_pattern(query: &str) -> String {
 #[derive(Debug, Clone, Copy)]
 pub struct Search<'a> {
     pub query: &'a str,
-    /// One project (a scoped caller's, or the one asked for); `None` for every project.
-    pub project: Option<&'a str>,
+    /// Where to search: the projects the caller reaches, or the one asked for.
+    pub reach: Reach<'a>,
     /// `north_star`, `focus`, or a task kind; `None` for every kind of record.
     pub kind: Option<&'a str>,
     pub limit: usize,
@@ -109,7 +110,7 @@ pub async fn search(db: &dyn Sql, search: Search<'_>) -> Result<Hits, StoreError
     };
     let params = vec![
         Value::Text(pattern),
-        search.project.into(),
+        search.reach.only().into(),
         search.kind.into(),
         Value::Int(i64::try_from(search.limit).unwrap_or(i64::MAX)),
     ];

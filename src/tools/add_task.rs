@@ -1,10 +1,11 @@
 //! add_task: stores a task; cleanup and record tasks are deferred (demoted = 1).
 
 use super::args::{Args, Param, Rule, BODY_MAX, PROJECT_ID};
-use super::{Annotations, Outcome, ToolDef};
+use super::{Annotations, Handler, Outcome, ToolDef};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::model::OPEN_DEFERRED_MAX;
+use crate::scope::Writable;
 use crate::store::{self, Added};
 
 const BODY: Param = Param {
@@ -37,15 +38,15 @@ pub const DEF: ToolDef = ToolDef {
         destructive: false,
         idempotent: true,
     },
-    handler: |args, ctx| Box::pin(run(args, ctx)),
+    handler: Handler::Write(|args, project, ctx| Box::pin(run(args, project, ctx))),
 };
 
-async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
-    let project_id = args.get(&PROJECT_ID);
+async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+    let project_id = project.id();
     let kind = args.kind(&KIND);
     let task_id = ctx.ids.new_id();
     let body = args.get(&BODY);
-    let anchor = match store::add_task(ctx.db, &task_id, project_id, body, kind, ctx.change()).await? {
+    let anchor = match store::add_task(ctx.db, &task_id, project, body, kind, ctx.change()).await? {
         Added::New(anchor) => anchor,
         Added::Existing(existing, anchor) => {
             return Ok(Outcome::written(

@@ -1,9 +1,10 @@
 //! complete_task: marks a task done, which takes it off get_state's deferred list.
 
 use super::args::{preview, Args, Param, Rule, TEXT_MAX};
-use super::{Annotations, Outcome, ToolDef};
+use super::{Annotations, Handler, Outcome, ToolDef};
 use crate::context::Ctx;
 use crate::error::Error;
+use crate::scope::WriteReach;
 use crate::store::{self, Completion};
 
 const TASK_ID: Param = Param {
@@ -39,41 +40,35 @@ pub const DEF: ToolDef = ToolDef {
         destructive: false,
         idempotent: true,
     },
-    handler: |args, ctx| Box::pin(run(args, ctx)),
+    handler: Handler::WriteReach(|args, reach, ctx| Box::pin(run(args, reach, ctx))),
 };
 
-async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+async fn run(args: &Args, reach: WriteReach<'_>, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
     let task_id = args.get(&TASK_ID);
-    // No project_id argument to check centrally: the scope's project rides in the store's WHERE,
-    // so a task of another project reads as unknown, exactly like one that does not exist.
-    let only_project = ctx.caller.scope.project();
-    let (project_id, kind, anchor, changed) = match store::complete_task(
-        ctx.db,
-        task_id,
-        args.opt(&EVIDENCE),
-        ctx.change(),
-        only_project,
-    )
-    .await?
-    {
-        Completion::Unknown => {
-            return Ok(Outcome::error(format!(
-                "No task \"{}\". Task ids come from add_task, and get_state's reference data \
+    // No project_id argument: a scoped caller's one project rides in the store's WHERE, so a task
+    // of another project reads as unknown, exactly like one that does not exist.
+    let (project_id, kind, anchor, changed) =
+        match store::complete_task(ctx.db, task_id, args.opt(&EVIDENCE), ctx.change(), reach)
+            .await?
+        {
+            Completion::Unknown => {
+                return Ok(Outcome::error(format!(
+                    "No task \"{}\". Task ids come from add_task, and get_state's reference data \
                  lists each open deferred task as task_id=….",
-                preview(task_id)
-            )))
-        }
-        Completion::Completed {
-            project_id,
-            kind,
-            anchor,
-        } => (project_id, kind, anchor, true),
-        Completion::AlreadyDone {
-            project_id,
-            kind,
-            anchor,
-        } => (project_id, kind, anchor, false),
-    };
+                    preview(task_id)
+                )))
+            }
+            Completion::Completed {
+                project_id,
+                kind,
+                anchor,
+            } => (project_id, kind, anchor, true),
+            Completion::AlreadyDone {
+                project_id,
+                kind,
+                anchor,
+            } => (project_id, kind, anchor, false),
+        };
     let sentence = if changed {
         format!(
             "Completed {} task {task_id} in project \"{project_id}\"; get_state no longer lists it.",

@@ -1,11 +1,12 @@
 //! get_state: the project's North Star, focus and open deferred tasks, as the contract text,
 //! then the reference block with each deferred task's id.
 
-use super::args::{Args, PROJECT_ID};
-use super::{Annotations, Outcome, ToolDef};
+use super::args::PROJECT_ID;
+use super::{Annotations, Handler, Outcome, ToolDef};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::render;
+use crate::scope::Readable;
 use crate::store;
 
 pub const DEF: ToolDef = ToolDef {
@@ -24,12 +25,12 @@ pub const DEF: ToolDef = ToolDef {
         destructive: false,
         idempotent: true,
     },
-    handler: |args, ctx| Box::pin(run(args, ctx)),
+    handler: Handler::Read(|_, project, ctx| Box::pin(run(project, ctx))),
 };
 
-async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
-    let project_id = args.get(&PROJECT_ID);
-    let Some(state) = store::load_state(ctx.db, project_id).await? else {
+async fn run(project: Readable<'_>, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+    let project_id = project.id();
+    let Some(state) = store::load_state(ctx.db, project).await? else {
         return Ok(Outcome::error(format!(
             "No project \"{project_id}\" yet. Call set_north_star with this project_id to create it."
         )));

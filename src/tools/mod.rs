@@ -2,9 +2,10 @@
 //! argument checking and tools/call. Tools return `Outcome`s (a failure the model can act on is
 //! an `isError` outcome, not an error); they never build JSON-RPC errors and never see HTTP.
 //! Argument rules live in `args`, the tools/list entry in `schema`. The caller's scope is
-//! enforced here, once, before any handler runs: a read-only token runs read-only tools only,
-//! and a project-scoped token names its own project only. A handler whose tool names no
-//! project (complete_task) passes the scope's project to the store instead.
+//! asked here, once, before any handler runs: a read-only token runs read-only tools only, and
+//! a project-scoped token names its own project only. What the scope allows reaches the handler
+//! as the proof its kind of `Handler` takes (`scope::Readable`, `Writable`, `Reach`,
+//! `WriteReach`), the value the store demands, so a handler cannot reach a project unasked.
 
 mod add_task;
 pub mod args;
@@ -15,11 +16,12 @@ pub mod search;
 mod set_focus;
 mod set_north_star;
 
-use crate::context::{Ctx, Scope};
+use crate::context::Ctx;
 use crate::error::Error;
 use crate::model::Anchor;
 use crate::node::Node;
 use crate::render;
+use crate::scope::{Reach, Readable, Scope, Writable, WriteReach};
 use crate::store::LocalFuture;
 use args::Args;
 
@@ -33,9 +35,31 @@ pub const ALL: [&ToolDef; 6] = [
     &search::DEF,
 ];
 
-/// A tool's handler: checked arguments and the request context in, the outcome out. A storage
-/// failure is an `Error`, which `call` tells as the tool's.
-pub type Handler = for<'a> fn(&'a Args, &'a Ctx<'a>) -> LocalFuture<'a, Result<Outcome, Error>>;
+/// What a handler returns: its outcome, or a storage failure (an `Error`, which `call` tells as
+/// the tool's).
+pub type Run<'a> = LocalFuture<'a, Result<Outcome, Error>>;
+
+/// A tool's handler, by what it may reach: checked arguments, the proof of what the caller's
+/// scope allows it, and the request context in; the outcome out. `call` makes the proof, so the
+/// kind of handler is the tool's whole claim on storage.
+#[derive(Clone, Copy)]
+pub enum Handler {
+    /// Reads the project its `project_id` names.
+    Read(for<'a> fn(&'a Args, Readable<'a>, &'a Ctx<'a>) -> Run<'a>),
+    /// Writes the project its `project_id` names.
+    Write(for<'a> fn(&'a Args, Writable<'a>, &'a Ctx<'a>) -> Run<'a>),
+    /// Reads the project its optional `project_id` names, else every project the caller reaches.
+    Reach(for<'a> fn(&'a Args, Reach<'a>, &'a Ctx<'a>) -> Run<'a>),
+    /// Writes within every project the caller may write (a task named by its id alone).
+    WriteReach(for<'a> fn(&'a Args, WriteReach<'a>, &'a Ctx<'a>) -> Run<'a>),
+}
+
+impl Handler {
+    /// Whether the handler can write: the tool's annotation must say the same (a test holds it).
+    pub fn writes(&self) -> bool {
+        matches!(self, Handler::Write(_) | Handler::WriteReach(_))
+    }
+}
 
 pub struct ToolDef {
     pub name: &'static str,
@@ -119,37 +143,52 @@ pub async fn call(
             )))
         }
     };
-    if let Some(refusal) = scope_refusal(def, &args, &ctx.caller.scope) {
-        return Ok(Outcome::error(refusal));
+    let scope = &ctx.caller.scope;
+    if def.handler.writes() && scope.read_only() {
+        return Ok(Outcome::error(read_only_refusal(def)));
     }
-    (def.handler)(&args, ctx)
-        .await
-        .map_err(|e| e.in_tool(def.name, !def.annotations.read_only))
+    let named = args.project_id();
+    let refused = |project| Ok(Outcome::error(out_of_reach(scope, project)));
+    let run = match (def.handler, named) {
+        (Handler::Read(run), Some(project)) => match scope.readable(project) {
+            Some(proof) => run(&args, proof, ctx),
+            None => return refused(project),
+        },
+        (Handler::Write(run), Some(project)) => match scope.writable(project) {
+            Some(proof) => run(&args, proof, ctx),
+            None => return refused(project),
+        },
+        (Handler::Reach(run), Some(project)) => match scope.readable(project) {
+            Some(proof) => run(&args, proof.reach(), ctx),
+            None => return refused(project),
+        },
+        (Handler::Reach(run), None) => run(&args, scope.reach(), ctx),
+        (Handler::WriteReach(run), _) => match scope.write_reach() {
+            Some(proof) => run(&args, proof, ctx),
+            None => return Ok(Outcome::error(read_only_refusal(def))),
+        },
+        (Handler::Read(_) | Handler::Write(_), None) => {
+            return Err(Error::Internal {
+                detail: format!("{} names no project_id parameter", def.name),
+            })
+        }
+    };
+    run.await
+        .map_err(|e| e.in_tool(def.name, def.handler.writes()))
 }
 
-/// Why the scope forbids this call, if it does: a tool that writes under a read-only token, or
-/// a project the token does not reach.
-fn scope_refusal(def: &ToolDef, args: &args::Args, scope: &Scope) -> Option<String> {
-    let writes = !def.annotations.read_only;
-    if writes && scope.read_only() {
-        let readers: Vec<&str> = ALL
-            .iter()
-            .filter(|t| t.annotations.read_only)
-            .map(|t| t.name)
-            .collect();
-        return Some(format!(
-            "{} was refused: this token is read-only, so it can call {} only. Nothing was written.",
-            def.name,
-            readers.join(", ")
-        ));
-    }
-    let project = args.project_id()?;
-    let allowed = if writes {
-        scope.may_write(project)
-    } else {
-        scope.may_read(project)
-    };
-    (!allowed).then(|| out_of_reach(scope, project))
+/// The refusal of a tool that writes, under a read-only token.
+fn read_only_refusal(def: &ToolDef) -> String {
+    let readers: Vec<&str> = ALL
+        .iter()
+        .filter(|t| !t.handler.writes())
+        .map(|t| t.name)
+        .collect();
+    format!(
+        "{} was refused: this token is read-only, so it can call {} only. Nothing was written.",
+        def.name,
+        readers.join(", ")
+    )
 }
 
 /// The refusal of a project outside a scoped token's reach. It names the token's own project
@@ -164,6 +203,26 @@ pub fn out_of_reach(scope: &Scope, project: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The annotation a client reads says what the handler's kind allows, and a handler that
+    /// takes one project's proof names that project in a required parameter.
+    #[test]
+    fn handlers_claim_what_their_tools_declare() {
+        for def in ALL {
+            assert_eq!(
+                def.annotations.read_only,
+                !def.handler.writes(),
+                "{}",
+                def.name
+            );
+            let names_project = def
+                .params
+                .iter()
+                .any(|p| p.name == "project_id" && p.required);
+            let one_project = matches!(def.handler, Handler::Read(_) | Handler::Write(_));
+            assert_eq!(names_project, one_project, "{}", def.name);
+        }
+    }
 
     #[test]
     fn names_satisfy_the_conformance_rule() {

@@ -3,10 +3,11 @@
 //! to-do list; get_state's contract is untouched.
 
 use super::args::{Args, Param, Rule, TEXT_MAX};
-use super::{Annotations, Outcome, ToolDef};
+use super::{Annotations, Handler, Outcome, ToolDef};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::render::{self, Searched};
+use crate::scope::Reach;
 use crate::store::{self, Search};
 
 /// Most hits one call shows, newest first.
@@ -56,13 +57,13 @@ pub const DEF: ToolDef = ToolDef {
         destructive: false,
         idempotent: true,
     },
-    handler: |args, ctx| Box::pin(run(args, ctx)),
+    handler: Handler::Reach(|args, reach, ctx| Box::pin(run(args, reach, ctx))),
 };
 
-async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+async fn run(args: &Args, reach: Reach<'_>, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
     // `tools::call` has refused a project outside the scope; with none named, a scoped token
     // searches its own project and a full one every project.
-    let project = args.opt(&PROJECT).or(ctx.caller.scope.project());
+    let project = reach.only();
     let searched = Searched {
         query: args.get(&QUERY),
         project,
@@ -72,7 +73,7 @@ async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
         ctx.db,
         Search {
             query: searched.query,
-            project,
+            reach,
             kind: searched.kind,
             limit: LIMIT,
         },

@@ -1,9 +1,10 @@
 //! set_focus: replaces the project's one focus (本丸) with a single UPSERT.
 
 use super::args::{Args, Param, Rule, PROJECT_ID, TEXT_MAX};
-use super::{Annotations, Outcome, ToolDef};
+use super::{Annotations, Handler, Outcome, ToolDef};
 use crate::context::Ctx;
 use crate::error::Error;
+use crate::scope::Writable;
 use crate::store::{self, NewFocus};
 
 const STATEMENT: Param = Param {
@@ -49,17 +50,17 @@ pub const DEF: ToolDef = ToolDef {
         destructive: false,
         idempotent: true,
     },
-    handler: |args, ctx| Box::pin(run(args, ctx)),
+    handler: Handler::Write(|args, project, ctx| Box::pin(run(args, project, ctx))),
 };
 
-async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
-    let project_id = args.get(&PROJECT_ID);
+async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+    let project_id = project.id();
     let focus = NewFocus {
         statement: args.get(&STATEMENT),
         why: args.opt(&WHY),
         done_when: args.opt(&DONE_WHEN),
     };
-    let written = store::set_focus(ctx.db, project_id, focus, ctx.change()).await?;
+    let written = store::set_focus(ctx.db, project, focus, ctx.change()).await?;
     let Some(anchor) = written else {
         return Ok(Outcome::error(format!(
             "No project \"{project_id}\" yet, so nothing was written. Call set_north_star with this \

@@ -1,9 +1,10 @@
 //! set_north_star: creates the project or replaces its North Star.
 
 use super::args::{Args, Param, Rule, PROJECT_ID, TEXT_MAX};
-use super::{Annotations, Outcome, ToolDef};
+use super::{Annotations, Handler, Outcome, ToolDef};
 use crate::context::Ctx;
 use crate::error::Error;
+use crate::scope::Writable;
 use crate::store::{self, Upsert};
 
 const TEXT: Param = Param {
@@ -30,13 +31,13 @@ pub const DEF: ToolDef = ToolDef {
         destructive: false,
         idempotent: true,
     },
-    handler: |args, ctx| Box::pin(run(args, ctx)),
+    handler: Handler::Write(|args, project, ctx| Box::pin(run(args, project, ctx))),
 };
 
-async fn run(args: &Args, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
-    let project_id = args.get(&PROJECT_ID);
+async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+    let project_id = project.id();
     let (upsert, anchor) =
-        store::set_north_star(ctx.db, project_id, args.get(&TEXT), ctx.change()).await?;
+        store::set_north_star(ctx.db, project, args.get(&TEXT), ctx.change()).await?;
     let sentence = match upsert {
         Upsert::Created => format!(
             "Created project \"{project_id}\" with its North Star. Next, set_focus names the one thing to do now."

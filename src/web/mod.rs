@@ -16,12 +16,13 @@ mod html;
 mod records;
 mod svg;
 
-use crate::context::{Caller, Ctx, Scope};
+use crate::context::{Caller, Ctx};
 use crate::error::Error;
 use crate::http::{self, Plan, Request, Response, MAX_BODY_BYTES};
 use crate::model;
 use crate::node::Node;
 use crate::render;
+use crate::scope::{Readable, Scope};
 use crate::store;
 use crate::tools::{self, ToolDef};
 use html::Refused;
@@ -222,20 +223,21 @@ fn same_origin(req: &Request<'_>) -> bool {
 
 /// What the caller's credential may do with a project through the pages: the one place the
 /// web view reads the scope. A project it may not read is shown as one that does not exist.
-struct Access {
-    read: bool,
+struct Access<'a> {
+    /// The proof the store asks for a read, when the credential may read the project.
+    read: Option<Readable<'a>>,
     /// Whether the page carries the write forms (a post is still the tool's to refuse).
     write: bool,
 }
 
-fn access(caller: &Caller, project: &str) -> Access {
+fn access<'a>(caller: &Caller, project: &'a str) -> Access<'a> {
     Access {
-        read: caller.scope.may_read(project),
-        write: caller.scope.may_write(project),
+        read: caller.scope.readable(project),
+        write: caller.scope.writable(project).is_some(),
     }
 }
 
-impl Access {
+impl Access<'_> {
     /// The scope a form of `project`'s page runs its tool with: that project alone, whatever
     /// else the credential reaches. A form acts on the project in its URL, so a task id of
     /// another project posted there is, to complete_task, a task that does not exist.
@@ -296,8 +298,8 @@ pub async fn serve(action: &Action, body: &[u8], ctx: &Ctx<'_>) -> Response {
 
 async fn index(ctx: &Ctx<'_>, after: Option<&str>) -> Result<Response, Error> {
     // A project-scoped credential lists its one project (`access` says the same of each).
-    let only = ctx.caller.scope.project();
-    let mut projects = store::project_summaries(ctx.db, after, PAGE + 1, only).await?;
+    let reach = ctx.caller.scope.reach();
+    let mut projects = store::project_summaries(ctx.db, after, PAGE + 1, reach).await?;
     let more = projects.len() > PAGE;
     projects.truncate(PAGE);
     let next = more
@@ -321,11 +323,13 @@ async fn project(
 ) -> Result<Response, Error> {
     let status = if refused.is_some() { REFUSED } else { 200 };
     let access = access(&ctx.caller, id);
-    let state = match access.read {
-        true => store::load_state(ctx.db, id).await?,
-        false => None,
+    let found = match access.read {
+        Some(project) => store::load_state(ctx.db, project)
+            .await?
+            .map(|state| (project, state)),
+        None => None,
     };
-    let Some(state) = state else {
+    let Some((project, state)) = found else {
         // A project cannot be deleted, so this is a mistyped id or one not created yet.
         let mut sentence = format!("No project \"{id}\" yet; set_north_star creates it.");
         if let Some(refused) = refused {
@@ -334,7 +338,7 @@ async fn project(
         let status = if refused.is_some() { REFUSED } else { 404 };
         return Ok(html(status, html::refusal(&sentence)));
     };
-    let history = store::load_history(ctx.db, id)
+    let history = store::load_history(ctx.db, project)
         .await?
         .ok_or(Error::Internal {
             detail: "the project has no history".into(),
@@ -374,7 +378,7 @@ async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Resul
         });
     }
     let access = access(&ctx.caller, project_id);
-    if !access.read {
+    if access.read.is_none() {
         return Ok(Posted::Refused(None));
     }
     let fields = form::decode(body)

@@ -67,9 +67,9 @@ pub fn list_box(h: &mut Html, up: &str) {
 /// A project's export, as a download: the JSON document, or its Markdown. A project the
 /// credential may not read is the page of no project, as everywhere.
 pub async fn export(ctx: &Ctx<'_>, id: &str, markdown: bool) -> Response {
-    let found = match ctx.caller.scope.may_read(id) {
-        true => store::load_export(ctx.db, id).await,
-        false => Ok(None),
+    let found = match ctx.caller.scope.readable(id) {
+        Some(project) => store::load_export(ctx.db, project).await,
+        None => Ok(None),
     };
     let now_ms = ctx.clock.now_ms();
     let (body, content_type, disposition) = match found {
@@ -170,10 +170,10 @@ async fn import_fields(
         Err(why) => return Ok(Err(format!("Nothing was imported: {why}."))),
     };
     let id = whole.project.id.clone();
-    if !scope.may_write(&id) {
+    let Some(into) = scope.writable(&id) else {
         return Ok(Err(tools::out_of_reach(scope, &id)));
-    }
-    Ok(match store::import(ctx.db, &whole).await? {
+    };
+    Ok(match store::import(ctx.db, into, &whole).await? {
         Imported::Written => Ok(id),
         Imported::ProjectExists => Err(format!(
             "A project \"{id}\" exists already: an import only makes a new project. Nothing \
@@ -225,7 +225,7 @@ fn import_page(
 
 /// The search page: the box, then the search tool's text for the fields given, or its refusal.
 pub async fn search(ctx: &Ctx<'_>, project: Option<&str>, fields: &[(String, String)]) -> Response {
-    if let Some(id) = project.filter(|id| !ctx.caller.scope.may_read(id)) {
+    if let Some(id) = project.filter(|id| ctx.caller.scope.readable(id).is_none()) {
         return no_project(id);
     }
     let outcome = match run_search(ctx, project, fields).await {

@@ -27,8 +27,9 @@ use worker::{console_error, web_sys, worker_sys, Env, Response, Result};
 use crate::config::{
     Config, AUTH_TOKEN_VAR, D1_BINDING, FAILED_CREDENTIALS_BINDING, PROJECT_TOKENS_VAR,
 };
-use crate::context::{Caller, Ctx, Scope};
+use crate::context::{Caller, Ctx};
 use crate::http::{self, Plan};
+use crate::scope::Scope;
 use crate::store;
 use crate::web;
 use d1::D1Store;

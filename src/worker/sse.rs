@@ -23,8 +23,8 @@ use worker::{
 
 use super::{config, context, database, into_worker, read_body};
 use crate::config::SSE_BINDING;
-use crate::context::Scope;
 use crate::http;
+use crate::scope::Scope;
 use crate::sse;
 
 /// Internal header carrying the endpoint path from the Worker to the object.

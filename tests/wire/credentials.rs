@@ -2,8 +2,8 @@
 //! once (rotation), project-scoped and read-only tokens on every surface, and the fail-closed
 //! answer to a malformed credential table. Driven like the Worker: each request is planned.
 
-use handoff_mcp::context::Scope;
 use handoff_mcp::http::{self, Headers, Plan};
+use handoff_mcp::scope::Scope;
 use serde_json::{json, Value as Json};
 
 use crate::support::{Reply, Server, TOKEN};

@@ -3,6 +3,8 @@
 
 use serde_json::{json, Value as Json};
 
+use handoff_mcp::scope::Scope;
+
 use crate::support::{Reply, Server, ORIGIN, TOKEN};
 use crate::web::{assert_only_template_markup, assert_web_headers, escaped, get, page, post};
 
@@ -403,7 +405,9 @@ fn a_large_project_exports_in_one_round_trip_and_imports_in_one_batch() {
     // The pages take a form of at most 1 MiB; a document this size imports through the store.
     let whole = handoff_mcp::export::parse(reply.body.as_bytes(), None).unwrap();
     let batches = other.db.batches.get();
-    let imported = crate::support::block_on(handoff_mcp::store::import(&other.db, &whole)).unwrap();
+    let into = Scope::All.writable("big").unwrap();
+    let imported =
+        crate::support::block_on(handoff_mcp::store::import(&other.db, into, &whole)).unwrap();
     assert_eq!(imported, handoff_mcp::store::Imported::Written);
     assert_eq!(other.db.batches.get() - batches, 1);
     assert_eq!(export(&other, "big"), doc);
