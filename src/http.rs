@@ -51,8 +51,8 @@ pub const CLIENT_ADDRESS_HEADER: &str = "cf-connecting-ip";
 
 /// Every request header the core reads, lower-cased. The Worker fetches these by name (one
 /// `Headers.get` each, in JavaScript, all handed over as one string): iterating a request's
-/// headers makes the runtime copy every one of them into new strings and arrays (BENCHMARKS.md
-/// has the profile).
+/// headers makes the runtime copy every one of them into new strings and arrays
+/// (docs/benchmarks-history.md has the profile).
 pub const READ_HEADERS: [&str; 8] = [
     "authorization",
     "content-length",

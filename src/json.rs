@@ -8,8 +8,8 @@
 //! It exists for speed. serde_json's string escape looks at one byte per loop turn and splits
 //! the string at every byte to do so; a reply is mostly the model's text (get_state's contract
 //! is a kilobyte and more), and at the Worker's opt-level "z" that loop is not inlined. Here a
-//! string is copied in runs between the bytes that need an escape (BENCHMARKS.md has the
-//! figures).
+//! string is copied in runs between the bytes that need an escape (docs/benchmarks-history.md has
+//! the figures).
 
 // `push_str` of one ASCII character, not `push`: at opt-level "z" `push` is an out-of-line
 // call that encodes the char first (measured with callgrind).

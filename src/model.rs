@@ -81,7 +81,7 @@ pub struct Deferred {
 /// Most open deferred tasks a project keeps: add_task refuses one more, and get_state reads at
 /// most this many (a project filled before the cap existed still reads, its list ending with a
 /// count of the rest). 30 keeps get_state within `render::STATE_BUDGET` with every text at its
-/// limit (README, "Limits").
+/// limit (docs/http.md, "Input rules").
 pub const OPEN_DEFERRED_MAX: usize = 30;
 
 /// Everything get_state shows about one project.

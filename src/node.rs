@@ -5,9 +5,9 @@
 //!
 //! It exists for speed. A `serde_json::Value` copies every key and string of a request into
 //! an allocation of its own and every object into a B-tree, then frees them all: for a tools/call
-//! of a few hundred bytes that was a fifth of the core's instructions per get_state (BENCHMARKS.md
-//! has the figures). Here a string without escapes is a slice of the body and an object is a
-//! list of its members in the order they came.
+//! of a few hundred bytes that was a fifth of the core's instructions per get_state
+//! (docs/benchmarks-history.md has the figures). Here a string without escapes is a slice of the
+//! body and an object is a list of its members in the order they came.
 //!
 //! What it keeps of `Value`'s meaning: a key given twice reads as its last value, as `Value`'s
 //! map keeps it; numbers are `serde_json::Number`s read as `Value` reads them.

@@ -170,7 +170,7 @@ mod tests {
 
     #[test]
     fn the_backlog_closes_a_session_whose_client_stopped_reading() {
-        // README.md's figures.
+        // docs/http.md's figures (Limits).
         assert_eq!((BACKLOG_EVENTS, BACKLOG_BYTES), (64, 4 << 20));
         // A reader that takes each event as it comes never comes near a limit.
         let mut backlog = Backlog::default();

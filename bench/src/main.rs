@@ -1,7 +1,8 @@
 //! The bench entry point: `bench native` times the core in-process (a); `bench http` loads two
 //! (or three) running `wrangler dev`s and samples their CPU (b, c); `bench profile` takes CPU
-//! profiles of their isolates under load. All print Markdown for BENCHMARKS.md. Argument parsing
-//! lives here; nothing here measures. `scripts/bench` and `scripts/profile` start the servers.
+//! profiles of their isolates under load. All print Markdown for docs/benchmarks.md. Argument
+//! parsing lives here; nothing here measures. `scripts/bench` and `scripts/profile` start the
+//! servers.
 
 mod cdp;
 mod coldstart;

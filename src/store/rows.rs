@@ -1,6 +1,7 @@
 //! Result rows as the store reads them: each row's cells in the order of its statement's columns,
 //! which the statement's `Query` names once. Decoded from D1's JSON straight into cells, without
-//! a map or a key string per row (BENCHMARKS.md has the profile that measured the maps).
+//! a map or a key string per row (docs/benchmarks-history.md has the profile that measured the
+//! maps).
 
 use std::fmt;
 

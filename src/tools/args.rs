@@ -11,7 +11,7 @@ use crate::render;
 pub const TASK_ID_MAX: usize = 64;
 /// Longest stored text (north star, focus statement, why, done-when, evidence), in characters.
 /// With `BODY_MAX` and `model::OPEN_DEFERRED_MAX` it keeps get_state within
-/// `render::STATE_BUDGET` (README, "Limits").
+/// `render::STATE_BUDGET` (docs/http.md, "Input rules").
 pub const TEXT_MAX: usize = 1000;
 /// Longest task body, in characters: get_state shows each open deferred task's body twice (the
 /// list and the reference block), up to `model::OPEN_DEFERRED_MAX` of them.

@@ -12,7 +12,8 @@
 //! columns: a handful of crossings per statement, where converting the result objects value by
 //! value (serde-wasm-bindgen, as `D1Result::results` does) made several per column of every row.
 //! A batch's results are objects, their keys checked against the columns. A statement of a batch
-//! that returns no rows is not read at all. BENCHMARKS.md has the profiles that measured it.
+//! that returns no rows is not read at all. docs/benchmarks-history.md has the profiles that
+//! measured it.
 
 use std::cell::RefCell;
 

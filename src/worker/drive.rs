@@ -2,8 +2,8 @@
 //! which spends two closures, a `queueMicrotask` (a costly call in workerd) and several calls
 //! across the boundary on each await, and one more microtask to start. Here a request's future
 //! is polled at once, inside the fetch call, and again inside the callback of each promise it
-//! awaited (`drive.js`, `chain`): one call into wasm per settled promise. BENCHMARKS.md has the
-//! profile and the figures.
+//! awaited (`drive.js`, `chain`): one call into wasm per settled promise.
+//! docs/benchmarks-history.md has the profile and the figures.
 //!
 //! A driven future awaits JavaScript only through `settle`, one promise at a time (the request
 //! body, then each D1 batch). `settle` outside a driven poll (the SSE routes and the Durable

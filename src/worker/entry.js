@@ -6,8 +6,8 @@
 // runtime constructs an instance (through the Proxy's construct trap, which makes a second Proxy
 // around it) and reads `fetch` through a third. This module exports a plain handler object
 // instead, whose `fetch` calls the wasm fetch the class's `fetch` calls, with the same `env` and
-// `ctx`: BENCHMARKS.md has what that saved per request. The Durable Object class goes out as
-// worker-build made it.
+// `ctx`: docs/benchmarks-history.md has what that saved per request. The Durable Object class
+// goes out as worker-build made it.
 
 import Entrypoint, { SseSession } from "./worker-build.js";
 

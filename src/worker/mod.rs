@@ -8,7 +8,7 @@
 //! The fetch entry takes and returns the runtime's own `Request` and `Response` (web-sys), not
 //! workers-rs's wrappers, and what does not change within an isolate (the config, the D1
 //! binding) is read once per isolate: every crossing between wasm and JavaScript costs
-//! (BENCHMARKS.md has the profile).
+//! (docs/benchmarks-history.md has the profile).
 
 mod d1;
 mod drive;

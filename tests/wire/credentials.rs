@@ -849,7 +849,7 @@ fn failures_are_counted_per_address_and_an_ipv6_address_per_64() {
     }
 }
 
-/// The numbers the Worker's 429 and README.md state are the ones the binding enforces.
+/// The numbers the Worker's 429 and docs/http.md state are the ones the binding enforces.
 #[test]
 fn the_rate_limit_binding_is_the_one_the_code_names() {
     use handoff_mcp::config::{
@@ -879,12 +879,12 @@ fn the_rate_limit_binding_is_the_one_the_code_names() {
             ("retry-after", FAILED_CREDENTIALS_PERIOD_SECS.to_string())
         ]
     );
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let http_doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/http.md")).unwrap();
     assert!(
-        readme.contains(&format!(
+        http_doc.contains(&format!(
             "{FAILED_CREDENTIALS_LIMIT} wrong tokens per {FAILED_CREDENTIALS_PERIOD_SECS} s"
         )),
-        "README.md's Limits must state the limit"
+        "docs/http.md's Limits must state the limit"
     );
 }

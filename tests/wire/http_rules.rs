@@ -92,7 +92,7 @@ fn content_type_size_and_parse_errors() {
 
 /// A body sent without its length is read up to `READ_CAP`: the fewest bytes the size rule
 /// refuses, so a body cut there is refused and one that ended before it is not. What the shell
-/// drops after its 413 is README.md's 8 MiB.
+/// drops after its 413 is docs/http.md's 8 MiB.
 #[test]
 fn the_shell_reads_one_byte_past_the_limit() {
     assert_eq!(MAX_BODY_BYTES, 1 << 20);
