@@ -1,5 +1,6 @@
 //! Native wire tests: raw JSON-RPC in, exact JSON or text out, SQLite loaded from migrations/.
 
+mod golden;
 mod support;
 
 mod bad_input;

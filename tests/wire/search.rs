@@ -4,6 +4,7 @@
 
 use serde_json::{json, Value as Json};
 
+use crate::golden;
 use crate::support::{text, Server, NOW_MS, TOKEN};
 
 const HOUR: i64 = 3_600_000;
@@ -501,80 +502,68 @@ fn web(s: &Server, path: &str) -> crate::support::Reply {
 #[test]
 fn the_search_box_is_on_the_list_and_on_each_project_page() {
     let s = seeded();
-    let list = web(&s, "").body;
-    assert!(list.contains(
-        "<form method=get action=\"./search\" role=search data-tool=search><label for=sq>"
-    ));
-    let project = web(&s, "projects/login").body;
-    assert!(project.contains(
-        "<form method=get action=\"../projects/login/search\" role=search data-tool=search>"
-    ));
-    // Its kinds are the tool's, and "any" sends an empty kind, which the page drops.
-    assert!(project.contains(
-        "<option value=\"\">any</option><option value=north_star>north_star</option>\
-         <option value=focus>focus</option><option value=main>main</option>\
-         <option value=cleanup>cleanup</option><option value=record>record</option>"
-    ));
+    // Each page's search box with the tool's kinds, "any" sending an empty kind, which the
+    // page drops; and the links to the import page and to the project's exports.
+    golden::check("pages/list-seeded.http", &web(&s, ""));
+    golden::check("pages/project-login.http", &web(&s, "projects/login"));
 }
 
 #[test]
 fn the_search_page_shows_the_tool_s_own_text() {
     let s = seeded();
     // All projects from the list, one from a project page, a Japanese query percent-encoded.
-    for (path, arguments) in [
-        ("search?query=redis&kind=", json!({"query": "redis"})),
+    for (path, arguments, golden) in [
+        (
+            "search?query=redis&kind=",
+            json!({"query": "redis"}),
+            "pages/search-hits.http",
+        ),
         (
             "projects/login/search?query=%E3%83%AD%E3%82%B0%E3%82%A4%E3%83%B3&kind=focus",
             json!({"query": "ログイン", "project_id": "login", "kind": "focus"}),
+            "pages/search-project-japanese.http",
         ),
-        ("search?query=kubernetes", json!({"query": "kubernetes"})),
+        (
+            "search?query=kubernetes",
+            json!({"query": "kubernetes"}),
+            "pages/search-none.http",
+        ),
     ] {
         let reply = web(&s, path);
-        assert_eq!(reply.status, 200, "{path}: {}", reply.body);
-        crate::web::assert_web_headers(&reply, &[]);
         let shown = format!(
             "<pre id=records>\n{}</pre>",
             crate::web::escaped(&search(&s, arguments))
         );
         assert!(reply.body.contains(&shown), "{path}: {}", reply.body);
         // The box keeps what was searched.
-        assert!(reply
-            .body
-            .contains("name=query type=search required value=\""));
+        golden::check(golden, &reply);
     }
-    let typed = web(&s, "projects/login/search?query=a%22b&kind=cleanup").body;
-    assert!(typed.contains("value=\"a&quot;b\""));
-    assert!(typed.contains("<option value=cleanup selected>cleanup</option>"));
-    assert!(typed.contains("<nav><a href=\"../login\">← Back</a></nav><h1>Search login</h1>"));
+    golden::check(
+        "pages/search-typed.http",
+        &web(&s, "projects/login/search?query=a%22b&kind=cleanup"),
+    );
     // The first visit is the box alone.
-    let empty = web(&s, "search");
-    assert_eq!(empty.status, 200);
-    assert!(empty.body.contains("<h1>Search</h1>") && !empty.body.contains("<pre"));
-    assert!(empty.body.contains("<a href=\"./\">← Back</a>"));
+    golden::check("pages/search-empty.http", &web(&s, "search"));
 }
 
 #[test]
 fn a_bad_search_is_refused_and_reads_nothing_it_may_not() {
     let s = seeded();
     let batches = s.db.batches.get();
-    for (path, status, said) in [
-        ("search?query=%zz", 400, "the search cannot be read: the field \"query\" has a % that is not followed by two hex digits"),
-        ("search?query=a&query=b", 400, "the field \"query\" is given twice"),
-        ("projects/login/search?query=a&project_id=handoff", 400, "the page's URL names the project; the search must not"),
-        ("search?query=+", 422, "Invalid arguments for search: query is empty;"),
-        ("search?query=redis&kind=task", 422, "kind must be one of north_star, focus, main, cleanup, record"),
-        ("search?query=redis&limit=5", 422, "unknown argument \"limit\""),
+    // A query the page cannot read is a 400 refusal page; one the tool refuses is the search
+    // page with the tool's sentence said as a refusal (422), never shown as records.
+    for (path, golden) in [
+        ("search?query=%zz", "search-unreadable"),
+        ("search?query=a&query=b", "search-field-twice"),
+        (
+            "projects/login/search?query=a&project_id=handoff",
+            "search-project-in-query",
+        ),
+        ("search?query=+", "search-empty-query"),
+        ("search?query=redis&kind=task", "search-bad-kind"),
+        ("search?query=redis&limit=5", "search-unknown-argument"),
     ] {
-        let reply = web(&s, path);
-        assert_eq!(reply.status, status, "{path}: {}", reply.body);
-        crate::web::assert_web_headers(&reply, &[]);
-        assert!(reply.body.contains(&crate::web::escaped(said)), "{path}: {}", reply.body);
-        // The tool's refusal is said as one, never shown as records.
-        if status == 422 {
-            let head = "<p class=err role=alert id=refused>Invalid arguments for search: ";
-            assert!(reply.body.contains(head), "{path}: {}", reply.body);
-            assert!(!reply.body.contains("<pre id=records>"), "{path}");
-        }
+        golden::check(&format!("pages/{golden}.http"), &web(&s, path));
     }
     assert_eq!(
         s.db.batches.get(),
@@ -592,20 +581,25 @@ fn a_scoped_token_s_search_page_shows_its_project_only() {
         ("PROJECT_TOKENS", "ro-token=handoff:read"),
     ]);
     seed(&s);
-    let all = crate::web::get(&s, "/ro-token/search?query=2").body;
-    assert!(
-        all.contains("  handoff  record task completed") && !all.contains("  login  "),
-        "{all}"
+    golden::check(
+        "pages/search-scoped.http",
+        &crate::web::get(&s, "/ro-token/search?query=2"),
     );
-    // Another project's search page is the page of no project, whether it exists or not.
+    // Another project's search page is the page of no project, whether it exists or not: the
+    // bytes of that project's own page to this token.
     for other in ["login", "nowhere"] {
         let reply = crate::web::get(&s, &format!("/ro-token/projects/{other}/search?query=2"));
-        assert_eq!(reply.status, 404, "{other}");
-        assert!(!reply.body.contains("ログイン") && !reply.body.contains("ro-token"));
+        let page = crate::web::get(&s, &format!("/ro-token/projects/{other}"));
+        assert_eq!(
+            (reply.status, &reply.headers, &reply.body),
+            (404, &page.headers, &page.body),
+            "{other}"
+        );
     }
-    let own = crate::web::get(&s, "/ro-token/projects/handoff/search?query=redis");
-    assert_eq!(own.status, 200);
-    assert!(own.body.contains("4 records match."));
+    golden::check(
+        "pages/search-scoped-project.http",
+        &crate::web::get(&s, "/ro-token/projects/handoff/search?query=redis"),
+    );
 }
 
 #[test]
@@ -617,11 +611,11 @@ fn stored_strings_on_the_search_page_are_only_ever_text() {
         json!({"project_id": "p", "text": hostile}),
     );
     let reply = web(&s, "search?query=%3Cimg");
-    assert_eq!(reply.status, 200);
     crate::web::assert_only_template_markup(&reply.body);
-    assert!(reply.body.contains(&crate::web::escaped(hostile)));
+    golden::check("pages/search-hostile.http", &reply);
     let typed = web(&s, "search?query=%3C%2Fpre%3E%3Cscript%3E");
     crate::web::assert_only_template_markup(&typed.body);
+    golden::check("pages/search-hostile-query.http", &typed);
 }
 
 #[test]

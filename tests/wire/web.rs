@@ -4,6 +4,7 @@
 
 use serde_json::{json, Value as Json};
 
+use crate::golden;
 use crate::support::{texts, Reply, Server, ORIGIN, TOKEN};
 
 const FORM: &str = "application/x-www-form-urlencoded";
@@ -113,7 +114,7 @@ pub fn assert_only_template_markup(body: &str) {
 fn pages_live_under_the_token_only() {
     let s = seeded();
     let bare = get(&s, "/nope");
-    assert_eq!((bare.status, bare.body.as_str()), (404, "Not Found"));
+    golden::check("pages/not-found.http", &bare);
     for path in [
         "/wrong-token/".to_owned(),
         "/wrong-token/projects/p1".to_owned(),
@@ -157,12 +158,11 @@ fn pages_live_under_the_token_only() {
         assert_eq!(reply.header("allow"), Some(allow));
         assert_web_headers(&reply, &["allow"]);
     }
-    let unknown = get(&s, &page("projects/p2"));
-    assert_eq!(unknown.status, 404);
-    assert_web_headers(&unknown, &[]);
-    assert!(unknown.body.contains(&escaped(
-        "No project \"p2\" yet; set_north_star creates it."
-    )));
+    golden::check(
+        "pages/method-not-allowed.http",
+        &s.http("PUT", &page(""), &[], b""),
+    );
+    golden::check("pages/no-project.http", &get(&s, &page("projects/p2")));
 }
 
 #[test]
@@ -172,31 +172,20 @@ fn the_list_shows_each_project_in_one_round_trip() {
         "set_north_star",
         json!({"project_id": "a0", "text": "Other"}),
     );
+    s.ok(
+        "set_north_star",
+        json!({"project_id": "m_2.x", "text": "Third, with a record"}),
+    );
+    s.ok(
+        "add_task",
+        json!({"project_id": "m_2.x", "body": "Why the id has a dot", "kind": "record"}),
+    );
     let before = s.db.batches.get();
     let list = get(&s, &page(""));
     assert_eq!(s.db.batches.get() - before, 1);
-    assert_eq!(list.status, 200);
-    assert_web_headers(&list, &[]);
     assert_only_template_markup(&list.body);
-    let a0 = list
-        .body
-        .find("href=\"./projects/a0\"")
-        .expect("a0 is linked");
-    let p1 = list
-        .body
-        .find("href=\"./projects/p1\"")
-        .expect("p1 is linked");
-    assert!(a0 < p1, "in id order");
-    for shown in [
-        "🎯 Ship v1 🎯",
-        "▶ 本丸: the store",
-        "1 cleanup · 1 record",
-        "no focus yet",
-        "0 cleanup · 0 record",
-    ] {
-        assert!(list.body.contains(shown), "{shown}");
-    }
-    assert!(!list.body.contains("More projects"));
+    // In id order, each with its North Star, its focus or none, and its deferred counts.
+    golden::check("pages/list.http", &list);
 }
 
 #[test]
@@ -218,15 +207,13 @@ fn the_list_pages_by_project_id() {
     }
     let only = get(&full, &page(""));
     assert_eq!(only.body.matches("<li>").count(), 100);
-    assert!(!only.body.contains("More projects"));
+    assert!(only.body.ends_with("</li></ul></body></html>"));
     let first = get(&s, &page(""));
     assert_eq!(first.body.matches("<li>").count(), 100);
     assert!(first
         .body
-        .contains("<a href=\"./?after=p099\">More projects →</a>"));
-    let second = get(&s, &page("?after=p099"));
-    assert_eq!(second.body.matches("<li>").count(), 1);
-    assert!(second.body.contains("./projects/p100"));
+        .ends_with("</li></ul><p><a href=\"./?after=p099\">More projects →</a></p></body></html>"));
+    golden::check("pages/list-after.http", &get(&s, &page("?after=p099")));
     for bad in ["?after=", "?after=a%20b", "?x=1", "?after=p1&x=2"] {
         let reply = get(&s, &page(bad));
         assert_eq!(reply.status, 400, "{bad}");
@@ -239,8 +226,6 @@ fn the_project_page_shows_what_the_model_sees() {
     let s = seeded();
     let model = s.state_texts("p1");
     let reply = get(&s, &page("projects/p1"));
-    assert_eq!(reply.status, 200);
-    assert_web_headers(&reply, &[]);
     assert_only_template_markup(&reply.body);
     // The reference block's opening line break joins the two items for clients that glue
     // them; the page shows each in its own block.
@@ -253,39 +238,13 @@ fn the_project_page_shows_what_the_model_sees() {
             "{text}"
         );
     }
-    // Each open deferred task has its complete form, carrying the id the tool takes.
-    for (id, body) in [
-        ("task-1", "Remove debug logs"),
-        ("task-2", "Note D1 limits"),
-    ] {
-        assert!(reply
-            .body
-            .contains(&format!("<input type=hidden name=task_id value=\"{id}\">")));
-        assert!(reply.body.contains(body));
-    }
-    // The forms start from the current values.
-    assert!(reply.body.contains(">\nShip v1 🎯</textarea>"));
-    assert!(reply.body.contains(">\n本丸: the store</textarea>"));
-    // A refused add_task keeps its kind selected, and only that one.
+    // Each open deferred task with its complete form carrying the id the tool takes, and the
+    // forms starting from the current values.
+    golden::check("pages/project-seeded.http", &reply);
+    // A refused add_task keeps its kind selected, and only that one, and the other forms
+    // their current values.
     let reply = post(&s, &page("projects/p1/add_task"), "body=+&kind=record");
-    assert_eq!(reply.status, 422);
-    assert_eq!(
-        reply.body.matches(" selected>").count(),
-        1,
-        "{}",
-        reply.body
-    );
-    assert!(
-        reply.body.contains("<option value=record selected>"),
-        "{}",
-        reply.body
-    );
-    assert!(reply
-        .body
-        .contains("name=statement rows=2 required>\n本丸: the store</textarea>"));
-    assert!(reply
-        .body
-        .contains("name=why rows=2>\nall depends on it</textarea>"));
+    golden::check("pages/refused-add-task.http", &reply);
 }
 
 /// The forms of a page: each `data-tool` with the names of its fields, in order.
@@ -454,23 +413,13 @@ fn a_refusal_shows_the_tool_s_sentence_and_writes_nothing() {
         assert_eq!(s.db.dump(), before, "{path} {body}");
     }
     // The refused form keeps what was typed; the others keep the current values.
+    // Relative links still lead back, one level further up.
     let reply = post(
         &s,
         &page("projects/p1/set_focus"),
         "statement=+&why=%3Cb%3E",
     );
-    assert!(reply
-        .body
-        .contains("name=statement rows=2 required>\n </textarea>"));
-    assert!(reply
-        .body
-        .contains("name=why rows=2>\n&lt;b&gt;</textarea>"));
-    assert!(reply.body.contains(">\nShip v1 🎯</textarea>"));
-    // Relative links still lead back, one level further up.
-    assert!(reply
-        .body
-        .contains("action=\"../../projects/p1/set_focus\""));
-    assert!(reply.body.contains("<a href=\"../../\">"));
+    golden::check("pages/refused-set-focus.http", &reply);
 }
 
 #[test]
@@ -560,7 +509,9 @@ fn posts_that_are_not_our_forms_are_refused_and_write_nothing() {
 #[test]
 fn stored_strings_are_only_ever_text() {
     let s = Server::new();
-    let hostile = "<img src=x onerror=alert(1)>";
+    // Markup in every field, a CR LF and a forged contract line after it, and an entity that
+    // must stay the five characters it was typed as.
+    let hostile = "<img src=x onerror=alert(1)>\r\n▶ 本丸（今やる1つ）: forged";
     s.ok(
         "set_north_star",
         json!({"project_id": "p1", "text": hostile}),
@@ -571,19 +522,58 @@ fn stored_strings_are_only_ever_text() {
     );
     s.ok(
         "add_task",
-        json!({"project_id": "p1", "body": "<svg onload=alert(3)>&amp;", "kind": "cleanup"}),
+        json!({"project_id": "p1", "body": "<svg onload=alert(3)>&amp;\n  [cleanup] forged task", "kind": "cleanup"}),
     );
-    for path in [page(""), page("projects/p1")] {
+    for (path, golden) in [
+        (page(""), "pages/hostile-list.http"),
+        (page("projects/p1"), "pages/hostile-project.http"),
+    ] {
         let reply = get(&s, &path);
-        assert_eq!(reply.status, 200);
         assert_only_template_markup(&reply.body);
-        assert!(reply.body.contains(&escaped(hostile)), "{path}");
+        golden::check(golden, &reply);
     }
-    let project = get(&s, &page("projects/p1")).body;
-    assert!(project.contains("</span>&lt;svg onload=alert(3)&gt;&amp;amp;<form "));
-    assert!(project.contains(">\n&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;</textarea>"));
-    assert!(project.contains(">\n&lt;/textarea&gt;&lt;b&gt;x&#39;</textarea>"));
-    assert!(project.contains(">\n&lt;img src=x onerror=alert(1)&gt;</textarea>"));
+}
+
+#[test]
+fn a_project_page_shows_its_focus_its_tasks_and_its_history() {
+    let s = Server::new();
+    let hour = 3_600_000;
+    s.ok(
+        "set_north_star",
+        json!({"project_id": "p1", "text": "Ship v1 🎯"}),
+    );
+    s.ok(
+        "set_focus",
+        json!({"project_id": "p1", "statement": "Write the store", "why": "all depends on it",
+               "done_when": "the store tests pass"}),
+    );
+    s.now.set(s.now.get() + hour);
+    for (body, kind) in [
+        ("Sketch the schema", "main"),
+        ("Remove debug logs", "cleanup"),
+        ("Note D1 limits", "record"),
+    ] {
+        s.ok(
+            "add_task",
+            json!({"project_id": "p1", "body": body, "kind": kind}),
+        );
+    }
+    s.now.set(s.now.get() + hour);
+    s.ok(
+        "complete_task",
+        json!({"task_id": "task-3", "evidence": "noted in the README"}),
+    );
+    s.now.set(s.now.get() + 2 * hour);
+    s.ok(
+        "set_focus",
+        json!({"project_id": "p1", "statement": "Write the pages"}),
+    );
+    s.now.set(s.now.get() + 4 * hour);
+    // Two focus bars (08:00 to 12:00, 12:00 to now, 16:00), the main task stored but not
+    // listed, the open cleanup task with its form, the record completed and in the history.
+    let reply = get(&s, &page("projects/p1"));
+    assert_only_template_markup(&reply.body);
+    golden::check("pages/project.http", &reply);
 }
 
 const CARD: &str = "ui://handoff-mcp/state-card.html";
@@ -633,9 +623,15 @@ fn the_card_is_a_readable_mcp_app_resource() {
         assert_eq!(card["mimeType"], "text/html;profile=mcp-app");
         assert_eq!(card["_meta"], json!({"ui": {"prefersBorder": true}}));
         let html = card["text"].as_str().unwrap();
-        assert!(html.starts_with("<!doctype html>"));
-        assert!(html.contains(r#""northStar":"🎯 NORTH STAR: ""#));
-        assert!(html.contains(r#""protocolVersion":"2026-01-26""#));
+        // The card's file with its constants filled in, and nothing else changed.
+        let constants = format!(
+            r#"{{"northStar":"🎯 NORTH STAR: ","focus":"▶ 本丸（今やる1つ）: ","protocolVersion":"2026-01-26","version":"{}"}}"#,
+            env!("CARGO_PKG_VERSION")
+        );
+        assert_eq!(
+            html,
+            include_str!("../../src/web/card.html").replace("/*CONSTANTS*/null", &constants)
+        );
         for absent in [
             "/*CONSTANTS*/",
             "http:",
@@ -681,33 +677,23 @@ fn form_writes_are_attributed_to_web_and_drawn_in_the_history() {
         "task_id=task-1&evidence=commit+abc",
     );
     let history = s.read("handoff://projects/p1/history");
-    assert!(
-        history.contains(
-            "2026-12-01 10:00  focus set: Ship the pages — why: asked for — done when: the browser test passes — by web"
-        ),
-        "{history}"
-    );
-    assert!(
-        history.contains("2026-12-01 11:00  cleanup task completed: Remove debug logs — evidence: commit abc — by web"),
-        "{history}"
-    );
-    let page_body = get(&s, &page("projects/p1")).body;
-    // The two focus changes, oldest first: 08:00 to 10:00, then 10:00 to now (11:00).
-    let bars: Vec<&str> = page_body.split("<rect ").skip(1).collect();
-    assert_eq!(bars.len(), 2, "{page_body}");
-    assert!(bars[0].starts_with("x=4 y=12 width=394 "), "{}", bars[0]);
-    assert!(bars[0].contains("<title>2026-12-01 08:00 UTC: 本丸: the store</title>"));
-    assert!(bars[1].contains("<title>2026-12-01 10:00 UTC: Ship the pages</title>"));
+    assert_eq!(history, "History, newest first (times UTC):\n\
+         2026-12-01 11:00  cleanup task completed: Remove debug logs — evidence: commit abc — by web\n\
+         2026-12-01 10:00  focus set: Ship the pages — why: asked for — done when: the browser test passes — by web\n\
+         2026-12-01 08:00  focus set: 本丸: the store — why: all depends on it — by wire-test/0\n\
+         2026-12-01 08:00  north star set: Ship v1 🎯 — by wire-test/0");
+    let reply = get(&s, &page("projects/p1"));
     // The history resource's text, exactly as a model reading it gets it.
-    assert!(page_body.contains(&format!("<pre>\n{}</pre>", escaped(&history))));
-    assert!(page_body.contains("name=done_when rows=2>\nthe browser test passes</textarea>"));
+    assert!(reply
+        .body
+        .contains(&format!("<pre>\n{}</pre>", escaped(&history))));
+    // The two focus changes, oldest first: 08:00 to 10:00, then 10:00 to now (11:00).
+    golden::check("pages/project-web-writes.http", &reply);
     // The list says how long ago the focus was set, by the server's clock.
     s.now.set(s.now.get() + 2 * hour);
-    assert!(get(&s, &page(""))
-        .body
-        .contains("focus set 3 h ago · 0 cleanup · 1 record"));
+    golden::check("pages/list-3-hours-on.http", &get(&s, &page("")));
     s.now.set(s.now.get() + 72 * hour);
-    assert!(get(&s, &page("")).body.contains("focus set 3 d ago"));
+    golden::check("pages/list-3-days-on.http", &get(&s, &page("")));
 }
 
 #[test]
@@ -725,41 +711,42 @@ fn scoped_and_read_only_tokens_see_only_their_project_and_read_only_pages_have_n
     );
     let before = s.db.dump();
     for token in ["rw-tok", "ro-tok"] {
-        let list = get(&s, &format!("/{token}/"));
-        assert_eq!(list.status, 200);
-        assert!(
-            list.body.contains("./projects/p1") && !list.body.contains("p2"),
-            "{token}"
-        );
-        // Another project's page is the page of no project, for GET and POST alike.
+        // The list of p1 alone, the same for either token.
+        golden::check("pages/list-scoped.http", &get(&s, &format!("/{token}/")));
+        // Another project's page is the page of no project, the very bytes a project that
+        // does not exist gets, for GET and POST alike.
         let other = get(&s, &format!("/{token}/projects/p2"));
-        assert_eq!(other.status, 404, "{token}");
-        assert!(!other.body.contains("two"));
+        golden::check("pages/no-project.http", &other);
         let posted = post(
             &s,
             &format!("/{token}/projects/p2/set_north_star"),
             "text=x",
         );
-        assert_eq!(posted.status, 404, "{token}");
-        assert!(!posted.body.contains(token), "{token}");
+        assert_eq!(
+            (posted.status, &posted.headers, &posted.body),
+            (other.status, &other.headers, &other.body),
+            "{token}"
+        );
     }
     assert_eq!(s.db.dump(), before);
-    let read_only = get(&s, "/ro-tok/projects/p1").body;
-    assert!(read_only.contains("<pre>\n🎯 NORTH STAR: one"));
-    // The search box is its one form: it reads.
-    assert_eq!(forms(&read_only).len(), 1);
-    assert!(read_only.contains("<form method=get action=\"../projects/p1/search\""));
-    assert_eq!(read_only.matches("<button").count(), 1);
+    // The search box is the read-only page's one form: it reads.
+    golden::check(
+        "pages/project-read-only.http",
+        &get(&s, "/ro-tok/projects/p1"),
+    );
+    // A read-only token's form post is the tool's refusal, on the page without forms.
     let refused = post(&s, "/ro-tok/projects/p1/set_north_star", "text=x");
-    assert_eq!(refused.status, 422);
-    assert!(refused.body.contains("read-only"), "{}", refused.body);
-    assert_eq!(forms(&refused.body).len(), 1, "the search box only");
+    golden::check("pages/refused-read-only.http", &refused);
     assert_eq!(s.db.dump(), before);
     let read_write = get(&s, "/rw-tok/projects/p1").body;
     assert_eq!(forms(&read_write).len(), 5);
     let written = post(&s, "/rw-tok/projects/p1/set_focus", "statement=s");
     assert_eq!(written.status, 303);
-    assert!(s.state_text("p1").contains("▶ 本丸（今やる1つ）: s"));
+    assert_eq!(
+        s.state_text("p1"),
+        "🎯 NORTH STAR: one\n▶ 本丸（今やる1つ）: s\n\
+         — 以下は後処理（北極星達成後・今は着手しない）—\n  [cleanup] tidy"
+    );
 }
 
 /// A form body as a browser encodes it: each line break of a field as CR LF (the form
@@ -938,12 +925,9 @@ fn each_task_row_is_a_form_of_its_own() {
         .map(|row| row.split("</li>").next().unwrap())
         .collect();
     assert_eq!(rows.len(), 2, "{body}");
-    for (row, (n, id, text)) in rows.iter().zip([
-        (1, "task-1", "Remove debug logs"),
-        (2, "task-2", "Note D1 limits"),
-    ]) {
-        assert!(row.contains(text), "{row}");
-        // One form, its task id its only task_id, its own evidence field, one unnamed button.
+    // One form a row, its task id its only task_id, its own evidence field, one button (the
+    // rows' bytes are the golden pages/project-seeded.http).
+    for row in &rows {
         assert_eq!(row.matches("<form ").count(), 1, "{row}");
         assert_eq!(
             forms(row),
@@ -953,17 +937,7 @@ fn each_task_row_is_a_form_of_its_own() {
             )]
         );
         assert_eq!(row.matches("name=task_id").count(), 1, "{row}");
-        assert!(
-            row.contains(&format!("name=task_id value=\"{id}\">")),
-            "{row}"
-        );
-        assert!(row.contains(&format!("<label for=ev{n}>")), "{row}");
-        assert!(
-            row.contains(&format!("<input id=ev{n} name=evidence value=\"\">")),
-            "{row}"
-        );
         assert_eq!(row.matches("<button").count(), 1, "{row}");
-        assert!(row.contains("<button>Complete</button>"), "{row}");
     }
     // The second row's form completes the second task, with its evidence, and no other.
     written(
@@ -971,14 +945,12 @@ fn each_task_row_is_a_form_of_its_own() {
         &page("projects/p1/complete_task"),
         "task_id=task-2&evidence=noted+in+the+README",
     );
-    let state = s.state_text("p1");
-    assert!(
-        state.contains("[cleanup] Remove debug logs") && !state.contains("Note D1 limits"),
-        "{state}"
-    );
-    assert!(s.read("handoff://projects/p1/history").contains(
-        "record task completed: Note D1 limits — evidence: noted in the README — by web"
-    ));
+    assert_eq!(s.state_text("p1"), "🎯 NORTH STAR: Ship v1 🎯\n▶ 本丸（今やる1つ）: 本丸: the store（理由: all depends on it）\n\
+         — 以下は後処理（北極星達成後・今は着手しない）—\n  [cleanup] Remove debug logs");
+    assert_eq!(s.read("handoff://projects/p1/history"), "History, newest first (times UTC):\n\
+         2026-12-01 08:00  record task completed: Note D1 limits — evidence: noted in the README — by web\n\
+         2026-12-01 08:00  focus set: 本丸: the store — why: all depends on it — by wire-test/0\n\
+         2026-12-01 08:00  north star set: Ship v1 🎯 — by wire-test/0");
     // A refused row keeps what was typed in that row alone.
     s.ok(
         "add_task",
@@ -990,13 +962,7 @@ fn each_task_row_is_a_form_of_its_own() {
         &page("projects/p1/complete_task"),
         &format!("task_id=task-3&evidence={long}"),
     );
-    assert_eq!(reply.status, 422, "{}", reply.body);
-    assert!(reply
-        .body
-        .contains("<input id=ev1 name=evidence value=\"\">"));
-    assert!(reply
-        .body
-        .contains(&format!("<input id=ev2 name=evidence value=\"{long}\">")));
+    golden::check("pages/refused-evidence.http", &reply);
 }
 
 #[test]
@@ -1032,6 +998,14 @@ fn a_task_of_another_project_posted_to_a_page_is_no_task_there() {
     }
     // On its own project's page the same id completes the task.
     written(&s, &page("projects/p2/complete_task"), "task_id=task-2");
-    assert!(!s.state_text("p2").contains("other"));
-    assert!(s.state_text("p1").contains("[cleanup] tidy"));
+    assert_eq!(
+        s.state_text("p2"),
+        "🎯 NORTH STAR: two\n▶ 本丸（今やる1つ）: （未設定: set_focus で今やる1つを決める）\n\
+         — 以下は後処理（北極星達成後・今は着手しない）—\n  （なし）"
+    );
+    assert_eq!(
+        s.state_text("p1"),
+        "🎯 NORTH STAR: one\n▶ 本丸（今やる1つ）: （未設定: set_focus で今やる1つを決める）\n\
+         — 以下は後処理（北極星達成後・今は着手しない）—\n  [cleanup] tidy"
+    );
 }
