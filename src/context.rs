@@ -1,6 +1,6 @@
 //! The one value through which the outside world reaches the core for a request: storage, the
 //! id source, the clock and who is calling, including what their credential may reach (`Scope`).
-//! The shell builds it (D1, random UUIDs, the Workers clock, the scope `http::plan` found);
+//! The shell builds it (D1, random UUIDs, the Workers clock, the scope `route::plan` found);
 //! tests build it with SQLite, a counter and a pinned time. Adding a capability is a field here,
 //! not a new parameter on every signature. No I/O and no token here: a scope never holds one.
 

@@ -1,37 +1,20 @@
-//! The HTTP rules of every MCP route, as pure functions. `plan` reads a request's method, path
-//! and headers and says what to do: answer now, or read the body and serve it as Streamable
-//! HTTP, or open or feed an SSE session, with the scope the credential grants. The shell
-//! carries the plan out and decides nothing.
-//!
-//! Credentials first: a misconfigured credential table answers everything but /healthz with
-//! 503; a token path (`/<token>/mcp`) is decided by its token alone (a wrong one is the bare
-//! 404, and an `Authorization` header is ignored there); a path without a token (`/mcp`) needs
-//! `Authorization: Bearer <token>` (401 with `WWW-Authenticate: Bearer` otherwise). A token
-//! that was presented and is wrong is counted against the client's address, and past the limit
-//! the answer is 429 (`Plan::Denied`, `too_many_failures`); an accepted one is never counted.
-//!
-//! One set of rules for both transports: the Origin check (403), the method (405 with `Allow`),
-//! `Content-Type: application/json` (415), the 1 MiB limit (413, announced or not: the shell
-//! reads no more than `READ_CAP`), and JSON (−32700), each answered with the same JSON-RPC
-//! error body. Where they must differ, and why:
-//! - `/sse/message` answers `202` at once and sends the JSON-RPC reply on the session's stream,
-//!   because that is what the 2024-11-05 transport is;
-//! - only `/sse/message` names a session, so only it can answer 400 for a missing or malformed
-//!   `sessionId` and 404 for a session that is not open;
-//! - `GET /sse` opens a stream, where `GET /mcp` is 405 (this server offers no GET stream).
+//! The floor every transport stands on: the request and response types (`Request`, `Headers`,
+//! `Response`) and the guards that need no transport: the credential (`authenticate`: the path
+//! token, else `Authorization: Bearer`, into a `Scope`), the Origin rules (`origin_allowed` for
+//! MCP, `same_origin` for the pages' forms), the content type and announced length
+//! (`body_headers_refusal`), the one size rule of a body as read (`too_large`), JSON
+//! (`parse_json`), and the key a failed credential is counted under (`failure_key`). Which path
+//! goes where is `route`'s; this file imports no transport and no route.
 //!
 //! No `worker::*` here.
 
 use serde_json::Value as Json;
 
 use crate::config::{Config, Credentials};
-use crate::context::Ctx;
 use crate::dispatch::{self, Handled, McpHeaders, Reply};
 use crate::error::Error;
 use crate::node::Node;
 use crate::scope::Scope;
-use crate::sse;
-use crate::web;
 
 /// Largest accepted POST body. Every tool argument fits many times over. It holds whether or
 /// not the length is announced: the shell reads at most one byte past it (`READ_CAP`), so a body
@@ -153,156 +136,45 @@ impl Response {
     }
 }
 
-/// What the shell must do with a request. Every plan that serves MCP carries the scope of the
-/// request's credential, which the shell puts into the request context.
+/// Why a request's credential was not accepted: a refusal answered as it is, or a token that
+/// was presented and matches none (`Guess`), which is counted against the client's address
+/// before its refusal is answered.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Plan {
-    /// Send this response; nothing else happens.
-    Respond(Response),
-    /// Read the body (the announced length is within the limit) and pass it to `serve_mcp`.
-    Mcp { scope: Scope },
-    /// Open an SSE stream whose `endpoint` event names this path with a fresh session id
-    /// appended (`sse::endpoint_path`). The session serves this scope only.
-    OpenSse {
-        endpoint_prefix: String,
-        scope: Scope,
-    },
-    /// Read the body and hand it, with `forwarded_headers` and the scope, to this session's
-    /// stream holder, which checks it with `parse_body` and answers with `sse::respond`.
-    SseMessage { session: String, scope: Scope },
-    /// A web page or form: read the body if `reads_body` says so (the announced length is
-    /// within the limit), then hand it to `web::serve` with this scope.
-    Web { action: web::Action, scope: Scope },
-    /// A credential was presented and matches none (a wrong path token, a wrong bearer token):
-    /// count the failure against the client's address (`failure_key`), then answer this
-    /// response, or past the limit `too_many_failures`. Nothing else is read; a request that
-    /// fails in any other way, or whose credential is accepted, is never counted.
-    Denied(Response),
+pub enum Denial {
+    Refused(Response),
+    Guess(Response),
 }
 
-/// Where a path goes. Only `plan` acts on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Route {
-    Healthz,
-    Mcp,
-    Sse,
-    SseMessage,
-    /// The human view's pages and forms, under a path token only; `web::plan` routes within.
-    Web,
-    NotFound,
-}
-
-/// Routes a path, and says where its credential must be: the token segment of `/<token>/mcp`
-/// (not yet checked), or `None` for `/mcp`, whose credential is the Authorization header.
-pub fn route(path: &str) -> (Route, Option<&str>) {
-    let route_of = |tail: &str| match tail {
-        "mcp" => Route::Mcp,
-        "sse" => Route::Sse,
-        "sse/message" => Route::SseMessage,
-        _ => Route::NotFound,
-    };
-    if path == "/healthz" {
-        return (Route::Healthz, None);
-    }
-    let Some(rest) = path.strip_prefix('/') else {
-        return (Route::NotFound, None);
-    };
-    match route_of(rest) {
-        Route::NotFound => {}
-        header_route => return (header_route, None),
-    }
-    match rest.split_once('/') {
-        Some((segment, tail)) if route_of(tail) != Route::NotFound => {
-            (route_of(tail), Some(segment))
-        }
-        // `/<token>/` is the list; `/<token>` alone is nothing. A browser cannot send a bearer
-        // header with a link, so the pages live under path tokens only.
-        Some((segment, tail)) if web::is_web_path(tail) => (Route::Web, Some(segment)),
-        _ => (Route::NotFound, None),
-    }
-}
-
-/// The plan for a request: every rule that needs no body is applied here.
-pub fn plan(req: &Request<'_>, config: &Config) -> Plan {
-    let (route, path_token) = route(req.path);
-    if route == Route::Healthz {
-        return Plan::Respond(Response::text(200, "ok"));
-    }
-    let Ok(credentials) = &config.credentials else {
-        return Plan::Respond(Response::refusal(&Error::Misconfigured));
-    };
-    let allow: &'static [&'static str] = match route {
-        Route::Healthz | Route::NotFound => return Plan::Respond(Response::not_found()),
-        Route::Web => &["GET", "POST"],
-        Route::Mcp | Route::SseMessage => &["POST"],
-        Route::Sse => &["GET", "POST"],
-    };
-    let scope = match authenticate(path_token, req.headers, credentials) {
-        Ok(scope) => scope.clone(),
-        Err(refused) => return refused,
-    };
-    if route == Route::Web {
-        // The pages' own rules: GETs are links (no Origin to check), posts must be our own.
-        return web::plan(req, scope);
-    }
-    if !origin_allowed(req.headers.get("origin"), config) {
-        return Plan::Respond(Response::refusal(&Error::ForbiddenOrigin));
-    }
-    if !allow.contains(&req.method) {
-        return Plan::Respond(Response::refusal(&Error::MethodNotAllowed { allow }));
-    }
-    if route == Route::Sse && req.method == "GET" {
-        return Plan::OpenSse {
-            endpoint_prefix: sse::endpoint_prefix(path_token),
-            scope,
-        };
-    }
-    if let Some(refusal) = body_headers_refusal(req.headers, "application/json") {
-        return Plan::Respond(Response::refusal(&refusal));
-    }
-    match route {
-        Route::SseMessage => match sse::session_from_query(req.query) {
-            Ok(session) => Plan::SseMessage {
-                session: session.to_owned(),
-                scope,
-            },
-            Err(refusal) => Plan::Respond(refusal),
-        },
-        // POST /sse is Streamable HTTP, so an old /sse URL works whichever transport a client picks.
-        _ => Plan::Mcp { scope },
-    }
-}
-
-/// The scope of the request's credential, or the plan for a request without an accepted one.
+/// The scope of the request's credential, or why it has none.
 /// On a token path the path token alone decides (an `Authorization` header there is ignored,
 /// whatever it holds), and a wrong one is the bare 404 of any unknown path; elsewhere the
 /// bearer token decides, and a missing or wrong one is 401. With no token configured at all
 /// nothing is ours: 404 either way.
 ///
-/// A token that was presented and matches none is `Plan::Denied`, counted against the client's
-/// address: that is what guessing looks like. No header, another scheme or two credentials at
-/// once could never have matched, so they are answered without counting.
-fn authenticate<'c>(
+/// A token that was presented and matches none is `Denial::Guess`, counted against the
+/// client's address: that is what guessing looks like. No header, another scheme or two
+/// credentials at once could never have matched, so they are refused without counting.
+pub fn authenticate<'c>(
     path_token: Option<&str>,
     headers: &Headers,
     credentials: &'c Credentials,
-) -> Result<&'c Scope, Plan> {
+) -> Result<&'c Scope, Denial> {
     if credentials.is_empty() {
-        return Err(Plan::Respond(Response::not_found()));
+        return Err(Denial::Refused(Response::not_found()));
     }
     if let Some(token) = path_token {
         return credentials
             .scope_of(token)
-            .ok_or_else(|| Plan::Denied(Response::not_found()));
+            .ok_or_else(|| Denial::Guess(Response::not_found()));
     }
     let token =
-        bearer(headers.get("authorization")).map_err(|e| Plan::Respond(Response::refusal(&e)))?;
+        bearer(headers.get("authorization")).map_err(|e| Denial::Refused(Response::refusal(&e)))?;
     credentials
         .scope_of(token)
-        .ok_or_else(|| Plan::Denied(Response::refusal(&Error::Unauthorized)))
+        .ok_or_else(|| Denial::Guess(Response::refusal(&Error::Unauthorized)))
 }
 
-/// What a denied credential (`Plan::Denied`) is answered past the limit of failures from its
+/// What a denied credential (`Denial::Guess`) is answered past the limit of failures from its
 /// address, in place of its own refusal: the 429, the same for every token and every route,
 /// which says when to try again.
 pub fn too_many_failures() -> Response {
@@ -416,22 +288,27 @@ pub fn origin_allowed(origin: Option<&str>, config: &Config) -> bool {
     matches!(host, Some("localhost" | "127.0.0.1" | "::1"))
 }
 
-/// The size rule of a body as read: the 413 when it passes the limit. The shell reads at most
-/// `READ_CAP` bytes, so a body it cut short is refused here.
-pub fn too_large(body: &[u8]) -> Option<Response> {
-    (body.len() > MAX_BODY_BYTES).then(|| {
-        Response::refusal(&Error::TooLarge {
-            limit: MAX_BODY_BYTES,
-        })
+/// The one size rule of a body as read: the 413 when it passes the limit. The shell reads at
+/// most `READ_CAP` bytes, so a body it cut short is refused here. `route::serve` applies it to
+/// every body the core serves, and the Worker to a /sse message before it forwards it.
+pub fn too_large(body: &[u8]) -> Option<Error> {
+    (body.len() > MAX_BODY_BYTES).then_some(Error::TooLarge {
+        limit: MAX_BODY_BYTES,
     })
 }
 
-/// The body rules both transports share: the size limit (413) and JSON (−32700).
-pub fn parse_body(body: &[u8]) -> Result<Node<'_>, Response> {
-    if let Some(refusal) = too_large(body) {
-        return Err(refusal);
-    }
+/// A body as JSON, or the −32700 refusal both MCP transports answer (its size was checked).
+pub fn parse_json(body: &[u8]) -> Result<Node<'_>, Response> {
     Node::parse(body).map_err(|_| Response::refusal(&Error::Parse))
+}
+
+/// A form post must carry this server's own origin: a browser sends `Origin` with every POST,
+/// and a page of ours (whose referrer policy is `same-origin`) sends our origin itself, so an
+/// absent Origin, `null`, or any other origin is a post we did not serve the form for.
+pub fn same_origin(req: &Request<'_>) -> bool {
+    req.headers
+        .get("origin")
+        .is_some_and(|origin| origin.trim().eq_ignore_ascii_case(req.own_origin))
 }
 
 /// Every request header the core reads after planning, so the SSE path forwards exactly these
@@ -449,15 +326,7 @@ pub fn mcp_headers(headers: &Headers) -> McpHeaders {
     McpHeaders::read(|name| headers.get(name))
 }
 
-/// Serves a planned `/mcp` body: stateless Streamable HTTP for both eras.
-pub async fn serve_mcp(headers: &Headers, body: &[u8], ctx: &Ctx<'_>) -> Response {
-    let body = match parse_body(body) {
-        Ok(body) => body,
-        Err(refusal) => return refusal,
-    };
-    from_handled(dispatch::handle(&body, &mcp_headers(headers), ctx).await)
-}
-
+/// A dispatched message as the HTTP response that carries it.
 pub fn from_handled(handled: Handled) -> Response {
     let mut response = match handled.reply {
         Reply::Accepted => Response {
@@ -481,91 +350,16 @@ pub fn from_handled(handled: Handled) -> Response {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn config() -> Config {
+    /// A configuration with one full token and one allowed origin, for the rules' tests.
+    pub(crate) fn config() -> Config {
         Config::from_lookup(|name| match name {
             "AUTH_TOKEN" => Some("tok-123".into()),
             "ALLOWED_ORIGINS" => Some("https://app.example".into()),
             _ => None,
         })
-    }
-
-    #[test]
-    fn routes_and_where_their_credential_is() {
-        for (path, route_to, token) in [
-            ("/tok-123/mcp", Route::Mcp, Some("tok-123")),
-            ("/tok-123/sse", Route::Sse, Some("tok-123")),
-            ("/tok-123/sse/message", Route::SseMessage, Some("tok-123")),
-            ("/x/mcp", Route::Mcp, Some("x")),
-            ("//mcp", Route::Mcp, Some("")),
-            ("/mcp", Route::Mcp, None),
-            ("/sse", Route::Sse, None),
-            ("/sse/message", Route::SseMessage, None),
-            ("/healthz", Route::Healthz, None),
-            ("/tok-123/", Route::Web, Some("tok-123")),
-            ("/tok-123/projects/p", Route::Web, Some("tok-123")),
-            ("/tok-123/projects/p/set_focus", Route::Web, Some("tok-123")),
-            ("/x/projects/", Route::Web, Some("x")),
-            // The list of a token that happens to be "mcp"; it is as wrong as any other.
-            ("/mcp/", Route::Web, Some("mcp")),
-        ] {
-            assert_eq!(route(path), (route_to, token), "{path}");
-        }
-        for path in [
-            "/",
-            "",
-            "mcp",
-            "/tok-123/mcp/",
-            "/tok-123",
-            "/a/b/mcp",
-            "/.well-known/oauth-protected-resource",
-            "/projects/p",
-            "/tok-123/projects",
-            "/tok-123/projectsx",
-        ] {
-            assert_eq!(route(path), (Route::NotFound, None), "{path}");
-        }
-    }
-
-    #[test]
-    fn path_tokens_must_be_exact_and_header_tokens_bearer() {
-        let json = ("content-type", "application/json");
-        for path in ["/tok-12/mcp", "/tok-1234/mcp", "/TOK-123/mcp", "//mcp"] {
-            assert_eq!(denied(plan_of("POST", path, &[json])), 404, "{path}");
-        }
-        let with = |auth: &str| plan_of("POST", "/mcp", &[json, ("authorization", auth)]);
-        for good in [
-            "Bearer tok-123",
-            "bearer tok-123",
-            "BEARER   tok-123",
-            " Bearer tok-123 ",
-        ] {
-            assert_eq!(with(good), Plan::Mcp { scope: Scope::All }, "{good:?}");
-        }
-        // Only a bearer token that was presented and matches none is counted as a guess.
-        for bad in ["", "Bearer", "Bearer ", "tok-123", "Basic tok-123"] {
-            assert_eq!(status(with(bad)), 401, "{bad:?}");
-        }
-        for guess in ["Bearer tok-12", "bearer x"] {
-            assert_eq!(denied(with(guess)), 401, "{guess:?}");
-        }
-        assert_eq!(status(plan_of("POST", "/mcp", &[json])), 401);
-        assert_eq!(status(with("Bearer tok-123, Bearer tok-123")), 400);
-        // With no token configured at all, nothing is ours.
-        let none = Config::from_lookup(|_| None);
-        let headers = Headers::new([json, ("authorization", "Bearer x")]);
-        for path in ["/mcp", "/x/mcp"] {
-            let req = Request {
-                method: "POST",
-                path,
-                query: None,
-                headers: &headers,
-                own_origin: "https://mcp.example",
-            };
-            assert_eq!(status(plan(&req, &none)), 404, "{path}");
-        }
     }
 
     #[test]
@@ -594,90 +388,17 @@ mod tests {
         assert_eq!(headers.get("user-agent"), Some("c"));
     }
 
-    fn plan_of(method: &str, path: &str, headers: &[(&str, &str)]) -> Plan {
-        let headers = Headers::new(headers.iter().copied());
-        let req = Request {
-            method,
-            path,
-            query: Some("sessionId=0123456789abcdef0123456789abcdef"),
-            headers: &headers,
-            own_origin: "https://mcp.example",
-        };
-        plan(&req, &config())
-    }
-
-    fn status(plan: Plan) -> u16 {
-        match plan {
-            Plan::Respond(r) => r.status,
-            other => panic!("expected a response, got {other:?}"),
-        }
-    }
-
-    /// The status of a denied credential's refusal (a plan that counts the failure).
-    fn denied(plan: Plan) -> u16 {
-        match plan {
-            Plan::Denied(r) => r.status,
-            other => panic!("expected a denied credential, got {other:?}"),
-        }
-    }
-
     #[test]
-    fn one_set_of_rules_for_both_transports() {
-        let json = [("content-type", "application/json")];
-        for path in ["/tok-123/mcp", "/tok-123/sse/message"] {
-            assert_eq!(status(plan_of("GET", path, &json)), 405, "{path}");
-            assert_eq!(status(plan_of("POST", path, &[])), 415, "{path}");
-            let evil = [
-                ("content-type", "application/json"),
-                ("origin", "https://evil.example"),
-            ];
-            assert_eq!(status(plan_of("POST", path, &evil)), 403, "{path}");
-            let big = [
-                ("content-type", "application/json"),
-                ("content-length", "1048577"),
-            ];
-            assert_eq!(status(plan_of("POST", path, &big)), 413, "{path}");
-        }
-        let all = || Scope::All;
-        assert_eq!(
-            plan_of("POST", "/tok-123/mcp", &json),
-            Plan::Mcp { scope: all() }
-        );
-        assert_eq!(
-            plan_of("POST", "/tok-123/sse", &json),
-            Plan::Mcp { scope: all() }
-        );
-        assert_eq!(
-            plan_of("POST", "/tok-123/sse/message", &json),
-            Plan::SseMessage {
-                session: "0123456789abcdef0123456789abcdef".into(),
-                scope: all(),
-            }
-        );
-        assert_eq!(
-            plan_of("GET", "/tok-123/sse", &[]),
-            Plan::OpenSse {
-                endpoint_prefix: "/tok-123/sse/message?sessionId=".into(),
-                scope: all(),
-            }
-        );
-        // Over the header, the endpoint names no token: each POST carries the header instead.
-        assert_eq!(
-            plan_of("GET", "/sse", &[("authorization", "Bearer tok-123")]),
-            Plan::OpenSse {
-                endpoint_prefix: "/sse/message?sessionId=".into(),
-                scope: all(),
-            }
-        );
-        assert_eq!(denied(plan_of("GET", "/nope/mcp", &[])), 404);
+    fn bodies_past_the_limit_and_bodies_not_json() {
         for garbage in [&b"{"[..], b"not json"] {
-            assert_eq!(parse_body(garbage).unwrap_err().status, 400);
+            assert_eq!(parse_json(garbage).unwrap_err().status, 400);
         }
+        assert_eq!(too_large(&vec![b' '; MAX_BODY_BYTES]), None);
         assert_eq!(
-            parse_body(&vec![b' '; MAX_BODY_BYTES + 1])
-                .unwrap_err()
-                .status,
-            413
+            too_large(&vec![b' '; MAX_BODY_BYTES + 1]),
+            Some(Error::TooLarge {
+                limit: MAX_BODY_BYTES
+            })
         );
     }
 

@@ -17,12 +17,14 @@ pub mod prompts;
 pub mod protocol;
 pub mod render;
 pub mod resources;
+pub mod route;
 pub mod scope;
 /// SQLite behind the store, for tests, bench and fuzzing (never in the Worker).
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod sse;
 pub mod store;
+pub mod streamable;
 pub mod tools;
 pub mod web;
 

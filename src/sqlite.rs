@@ -12,10 +12,10 @@ use rusqlite::types::{Value as SqlValue, ValueRef};
 
 use crate::config::Config;
 use crate::context::{Caller, Ctx};
-use crate::http::{self, Headers, Plan, Response};
+use crate::http::{self, Headers, Response};
+use crate::route::{self, Plan};
 use crate::scope::Scope;
 use crate::store::{self, retry, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
-use crate::web;
 
 pub struct Sqlite {
     pub conn: rusqlite::Connection,
@@ -236,16 +236,20 @@ fn scoped<'a>(ctx: &Ctx<'a>, scope: Scope) -> Ctx<'a> {
     }
 }
 
-/// Serves one request as the Worker does (plan, then body), for every plan but the SSE ones,
-/// which need a Durable Object.
+/// Serves one request as the Worker does (`route::plan`, then `route::serve`), for every plan but
+/// the SSE ones, which need a Durable Object.
 pub fn serve(req: &http::Request<'_>, config: &Config, body: &[u8], ctx: &Ctx<'_>) -> Response {
-    match http::plan(req, config) {
+    match route::plan(req, config) {
         Plan::Respond(response) => response,
         // No rate limiter natively: every failure is within the limit (the answer past it is
         // `http::too_many_failures`, which its tests call).
         Plan::Denied(refusal) => refusal,
-        Plan::Mcp { scope } => block_on(http::serve_mcp(req.headers, body, &scoped(ctx, scope))),
-        Plan::Web { action, scope } => block_on(web::serve(&action, body, &scoped(ctx, scope))),
+        Plan::Serve { endpoint, scope } => block_on(route::serve(
+            &endpoint,
+            req.headers,
+            body,
+            &scoped(ctx, scope),
+        )),
         other => panic!("{} planned as {other:?}", req.path),
     }
 }

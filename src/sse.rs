@@ -30,18 +30,7 @@ pub fn is_session_id(s: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-/// Where a session's client must POST its messages, less the session id. A session opened on
-/// a token path keeps the token in it; one opened with an Authorization header names no token,
-/// and each POST must carry the header. Either way the session id alone is useless to anyone
-/// who does not hold a token.
-pub fn endpoint_prefix(path_token: Option<&str>) -> String {
-    match path_token {
-        Some(token) => format!("/{token}/sse/message?sessionId="),
-        None => "/sse/message?sessionId=".into(),
-    }
-}
-
-/// The full endpoint path of a session.
+/// The full endpoint path of a session (`route::endpoint_prefix` gives the prefix).
 pub fn endpoint_path(prefix: &str, session_id: &str) -> String {
     format!("{prefix}{session_id}")
 }
@@ -151,11 +140,11 @@ mod tests {
     fn framing() {
         let id = "0123456789abcdef0123456789abcdef";
         assert_eq!(
-            endpoint_event(&endpoint_path(&endpoint_prefix(Some("tok")), id)),
+            endpoint_event(&endpoint_path("/tok/sse/message?sessionId=", id)),
             "event: endpoint\ndata: /tok/sse/message?sessionId=0123456789abcdef0123456789abcdef\n\n"
         );
         assert_eq!(
-            endpoint_event(&endpoint_path(&endpoint_prefix(None), id)),
+            endpoint_event(&endpoint_path("/sse/message?sessionId=", id)),
             "event: endpoint\ndata: /sse/message?sessionId=0123456789abcdef0123456789abcdef\n\n"
         );
         let event = message_event(&json::to_text(

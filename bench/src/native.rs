@@ -1,4 +1,4 @@
-//! (a) The core in-process: `http::serve_mcp` over in-memory SQLite, nanoseconds per request for
+//! (a) The core in-process: `route::serve` over in-memory SQLite, nanoseconds per request for
 //! each tool on a project with realistic state, with SQLite's share measured apart. Must not
 //! touch the network or a `wrangler dev`.
 
@@ -230,7 +230,7 @@ pub fn run(opts: &Options) -> Result<String, String> {
         ]);
     }
     Ok(format!(
-        "Native, in-process (`bench native`): `http::serve_mcp` over in-memory SQLite \
+        "Native, in-process (`bench native`): `route::serve` over in-memory SQLite \
          (statements cached), median of {} rounds of {} requests per row, after {} warm-up \
          requests. The request body is parsed and the reply serialized on every call, as in \
          the Worker; the Workers shell (headers, D1 bindings, wasm) is not included.\n\n{}",

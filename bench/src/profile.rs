@@ -224,7 +224,7 @@ const OPERATIONS: &[(&str, &[&str])] = &[
     (
         "request body into a tree (parse_body: serde_json reading node.rs's tree)",
         &[
-            "handoff_mcp::http::parse_body",
+            "handoff_mcp::http::parse_json",
             "handoff_mcp::node::",
             "serde_json::de::",
         ],

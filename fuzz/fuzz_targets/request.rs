@@ -1,4 +1,4 @@
-//! The fuzz target: bytes in, through `http::plan`, `http::serve_mcp` and the dispatcher, into SQLite seeded
+//! The fuzz target: bytes in, through `route::plan`, `route::serve` and the dispatcher, into SQLite seeded
 //! with one project and two tasks. The first byte picks the method, headers and protocol lane;
 //! the rest is the body. It asserts what must hold for any input; no expected answers live here.
 
@@ -8,8 +8,8 @@ use std::cell::Cell;
 
 use handoff_mcp::config::{Config, ALLOWED_ORIGINS_VAR, AUTH_TOKEN_VAR};
 use handoff_mcp::context::{Caller, Ctx};
-use handoff_mcp::scope::Scope;
 use handoff_mcp::http::Headers;
+use handoff_mcp::scope::Scope;
 use handoff_mcp::sqlite::Sqlite;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value as Json;

@@ -1,5 +1,5 @@
 //! The human view: the state as web pages under the token, and forms that are the write tools.
-//! `plan` routes a web path (pure, like `http::plan`); `serve` renders a page, or runs a posted
+//! `route` plans a page (its paths are rows of `route::TABLE`); `serve` renders a page, or runs a posted
 //! form through `tools::call` with the tool's own definition, so a form has exactly the tool's
 //! validation, limits and writes, attributed to the client `web`, then redirects back (303) or
 //! shows the tool's refusal. `access` is the one place that decides what a token may see and
@@ -16,9 +16,11 @@ mod html;
 mod records;
 mod svg;
 
+pub use records::search_fields;
+
 use crate::context::{Caller, Ctx};
 use crate::error::Error;
-use crate::http::{self, Plan, Request, Response, MAX_BODY_BYTES};
+use crate::http::Response;
 use crate::model;
 use crate::node::Node;
 use crate::render;
@@ -53,7 +55,8 @@ pub const HEADERS: [(&str, &str); 6] = [
     ("x-frame-options", "DENY"),
 ];
 
-/// A planned web request: a page to render, or a form post whose body is to be read.
+/// A planned web request: a page to render, or a form post whose body is to be read. `route`
+/// makes it from a path of its table and the query string (`index_cursor`, `search_fields`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
     /// The projects, in id order, after `after` (exclusive).
@@ -113,94 +116,13 @@ impl Depth {
     }
 }
 
-/// Whether a path after the token is one of the pages' (`http::route` asks).
-pub fn is_web_path(tail: &str) -> bool {
-    tail.is_empty() || tail.starts_with("projects/") || records::is_top_page(tail)
-}
-
-/// The plan for a web request under a path token whose credential grants `scope`: every rule
-/// that needs no body. A path that is not a page is the bare 404 of every unknown path.
-pub fn plan(req: &Request<'_>, scope: Scope) -> Plan {
-    // The path after `/<token>/` (`http::route` sent only such paths here).
-    let tail = req.path[1..].split_once('/').map_or("", |(_, tail)| tail);
-    let mut segments = tail.split('/');
-    let action = match (
-        segments.next(),
-        segments.next(),
-        segments.next(),
-        segments.next(),
-    ) {
-        (Some(""), None, ..) => match index_cursor(req.query) {
-            Ok(after) => Action::Index { after },
-            Err(error) => return Plan::Respond(refusal(&error)),
-        },
-        (Some("projects"), Some(id), None, _) if model::is_project_id(id) => {
-            Action::Project { id: id.to_owned() }
-        }
-        (Some("search"), None, ..) => match records::search_fields(req.query) {
-            Ok(fields) => Action::Search {
-                project: None,
-                fields,
-            },
-            Err(error) => return Plan::Respond(refusal(&error)),
-        },
-        (Some("projects"), Some(id), Some(file @ ("export.json" | "export.md")), None)
-            if model::is_project_id(id) =>
-        {
-            Action::Export {
-                project: id.to_owned(),
-                markdown: file == "export.md",
-            }
-        }
-        (Some("import"), None, ..) => Action::Import {
-            post: req.method == "POST",
-        },
-        (Some("projects"), Some(id), Some("search"), None) if model::is_project_id(id) => {
-            match records::search_fields(req.query) {
-                Ok(fields) => Action::Search {
-                    project: Some(id.to_owned()),
-                    fields,
-                },
-                Err(error) => return Plan::Respond(refusal(&error)),
-            }
-        }
-        (Some("projects"), Some(id), Some(tool), None) if model::is_project_id(id) => {
-            match write_tool(tool) {
-                Some(def) => Action::Form {
-                    project: id.to_owned(),
-                    tool: def.name,
-                },
-                None => return Plan::Respond(Response::not_found()),
-            }
-        }
-        _ => return Plan::Respond(Response::not_found()),
-    };
-    let allow: &'static [&'static str] = match action {
-        Action::Form { .. } => &["POST"],
-        Action::Import { .. } => &["GET", "POST"],
-        _ => &["GET"],
-    };
-    if !allow.contains(&req.method) {
-        return Plan::Respond(refusal(&Error::MethodNotAllowed { allow }));
-    }
-    if action.reads_body() {
-        if !same_origin(req) {
-            return Plan::Respond(refusal(&Error::ForbiddenOrigin));
-        }
-        if let Some(error) = http::body_headers_refusal(req.headers, FORM_TYPE) {
-            return Plan::Respond(refusal(&error));
-        }
-    }
-    Plan::Web { action, scope }
-}
-
 /// A write tool by name: every tool that is not read-only has a form.
-fn write_tool(name: &str) -> Option<&'static ToolDef> {
+pub fn write_tool(name: &str) -> Option<&'static ToolDef> {
     tools::find(name).filter(|def| !def.annotations.read_only)
 }
 
 /// The list's `?after=<project id>`; no query is the first page.
-fn index_cursor(query: Option<&str>) -> Result<Option<String>, Error> {
+pub fn index_cursor(query: Option<&str>) -> Result<Option<String>, Error> {
     let Some(query) = query.filter(|q| !q.is_empty()) else {
         return Ok(None);
     };
@@ -210,15 +132,6 @@ fn index_cursor(query: Option<&str>) -> Result<Option<String>, Error> {
             "the list takes only ?after=<project id>".into(),
         )),
     }
-}
-
-/// A form post must carry this server's own origin: a browser sends `Origin` with every POST,
-/// and a page of ours (whose referrer policy is `same-origin`) sends our origin itself, so an
-/// absent Origin, `null`, or any other origin is a post we did not serve the form for.
-fn same_origin(req: &Request<'_>) -> bool {
-    req.headers
-        .get("origin")
-        .is_some_and(|origin| origin.trim().eq_ignore_ascii_case(req.own_origin))
 }
 
 /// What the caller's credential may do with a project through the pages: the one place the
@@ -260,7 +173,7 @@ fn html(status: u16, body: String) -> Response {
 }
 
 /// A refusal as a page: the error's status, headers and public message; its detail to the log.
-fn refusal(error: &Error) -> Response {
+pub fn refusal(error: &Error) -> Response {
     let mut response = html(error.page_status(), html::refusal(&error.message()));
     response.headers.extend(error.headers());
     response.diagnostic = error.diagnostic().map(str::to_owned);
@@ -372,11 +285,6 @@ enum Posted {
 /// arguments and the project id from the URL, within that project alone (`form_scope`), then a
 /// 303 back to the project's page, or the page again showing the tool's refusal.
 async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Result<Posted, Error> {
-    if body.len() > MAX_BODY_BYTES {
-        return Err(Error::TooLarge {
-            limit: MAX_BODY_BYTES,
-        });
-    }
     let access = access(&ctx.caller, project_id);
     if access.read.is_none() {
         return Ok(Posted::Refused(None));

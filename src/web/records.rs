@@ -17,11 +17,6 @@ use crate::render;
 use crate::store::{self, Imported};
 use crate::tools::{self, args::preview, search::KINDS};
 
-/// The pages directly under `/<token>/` besides the list.
-pub fn is_top_page(tail: &str) -> bool {
-    matches!(tail, "search" | "import")
-}
-
 /// The search form's fields from a query string (`?query=…&kind=…`), decoded as strictly as a
 /// posted form; none for no query string.
 pub fn search_fields(query: Option<&str>) -> Result<Vec<(String, String)>, Error> {

@@ -1,5 +1,5 @@
 //! The Workers shell, compiled for wasm32 only: the fetch entry, env → Config, the D1 adapter,
-//! the SSE Durable Object, the clock and uuid ids. It carries out the core's `http::Plan`
+//! the SSE Durable Object, the clock and uuid ids. It carries out the core's `route::Plan`
 //! (putting the scope it names into the request context) and decides nothing itself. It must
 //! never log a path, query or header (the path or the Authorization header holds a token),
 //! only fixed sentences, the position of a malformed credential entry and the core's
@@ -28,10 +28,10 @@ use crate::config::{
     Config, AUTH_TOKEN_VAR, D1_BINDING, FAILED_CREDENTIALS_BINDING, PROJECT_TOKENS_VAR,
 };
 use crate::context::{Caller, Ctx};
-use crate::http::{self, Plan};
+use crate::http;
+use crate::route::{self, Plan};
 use crate::scope::Scope;
 use crate::store;
-use crate::web;
 use d1::D1Store;
 use drive::{drive, settle};
 
@@ -68,23 +68,17 @@ pub fn fetch(req: web_sys::Request, env: Env, ctx: worker_sys::Context) -> Promi
         headers: &headers,
         own_origin: origin_of(url),
     };
-    match http::plan(&request, config) {
+    match route::plan(&request, config) {
         Plan::Respond(response) => Promise::resolve(&JsValue::from(or_500(respond(response)))),
         Plan::Denied(refusal) => count_failure(&req, &env, refusal),
-        Plan::Mcp { scope } => drive_reply(async move {
-            let body = read_body(&req, Some(&ctx)).await?;
-            let db = database(&env).await?;
-            let ctx = context(&db, &headers, config, scope);
-            respond(http::serve_mcp(&headers, &body, &ctx).await)
-        }),
-        Plan::Web { action, scope } => drive_reply(async move {
-            let body = match action.reads_body() {
+        Plan::Serve { endpoint, scope } => drive_reply(async move {
+            let body = match endpoint.reads_body() {
                 true => read_body(&req, Some(&ctx)).await?,
                 false => Vec::new(),
             };
             let db = database(&env).await?;
             let ctx = context(&db, &headers, config, scope);
-            respond(web::serve(&action, &body, &ctx).await)
+            respond(route::serve(&endpoint, &headers, &body, &ctx).await)
         }),
         Plan::OpenSse {
             endpoint_prefix,

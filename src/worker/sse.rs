@@ -112,10 +112,10 @@ pub async fn post(
     session: &str,
     scope: &Scope,
 ) -> Result<Response> {
-    // Checked here as well as in the object, so a body past the limit goes no further.
+    // The size rule, before the body goes any further.
     let body = read_body(req, Some(ctx)).await?;
-    if let Some(refusal) = http::too_large(&body) {
-        return into_worker(refusal);
+    if let Some(error) = http::too_large(&body) {
+        return into_worker(http::Response::refusal(&error));
     }
     let forwarded = Headers::new();
     for (name, value) in http::forwarded_headers(headers) {
@@ -217,8 +217,9 @@ impl SseSession {
             _ => return into_worker(sse::unknown_session()),
         };
         // Owned: the message is answered on the stream after this POST has had its 202.
-        // The Worker sent no more than the limit; anything past it is cut off, not dropped.
-        let message = match http::parse_body(&read_body(req.inner(), None).await?) {
+        // The Worker checked the size and sent no more than the limit; anything past it is cut
+        // off, not dropped.
+        let message = match http::parse_json(&read_body(req.inner(), None).await?) {
             Ok(message) => message.into_owned(),
             Err(refusal) => return into_worker(refusal),
         };

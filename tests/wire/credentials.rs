@@ -2,7 +2,8 @@
 //! once (rotation), project-scoped and read-only tokens on every surface, and the fail-closed
 //! answer to a malformed credential table. Driven like the Worker: each request is planned.
 
-use handoff_mcp::http::{self, Headers, Plan};
+use handoff_mcp::http::{self, Headers};
+use handoff_mcp::route::{self, Endpoint, Plan};
 use handoff_mcp::scope::Scope;
 use serde_json::{json, Value as Json};
 
@@ -64,7 +65,7 @@ fn plan_of(s: &Server, method: &str, path: &str, headers: &[(&str, &str)]) -> Pl
         headers: &headers,
         own_origin: "https://handoff.example",
     };
-    http::plan(&req, &s.config)
+    route::plan(&req, &s.config)
 }
 
 #[test]
@@ -761,7 +762,7 @@ fn only_a_presented_token_that_matches_none_is_counted() {
             own_origin: "https://handoff.example",
         };
         assert_eq!(
-            counted_or_not(http::plan(&req, &s.config)),
+            counted_or_not(route::plan(&req, &s.config)),
             expected,
             "{method} {path}"
         );
@@ -775,7 +776,13 @@ fn only_a_presented_token_that_matches_none_is_counted() {
         let mut headers = vec![JSON];
         headers.extend(auth.as_deref().map(|auth| ("Authorization", auth)));
         assert!(
-            matches!(plan_of(&s, "POST", &path, &headers), Plan::Mcp { .. }),
+            matches!(
+                plan_of(&s, "POST", &path, &headers),
+                Plan::Serve {
+                    endpoint: Endpoint::Mcp,
+                    ..
+                }
+            ),
             "{path}"
         );
     }

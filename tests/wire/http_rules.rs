@@ -1,5 +1,6 @@
 //! HTTP-level rules of the MCP endpoint: methods, Origin, content type, size, parse errors.
 
+use handoff_mcp::error::Error;
 use handoff_mcp::http::{
     forwarded_headers, too_large, Headers, DISCARD_CAP, MAX_BODY_BYTES, READ_CAP,
 };
@@ -97,8 +98,10 @@ fn content_type_size_and_parse_errors() {
 fn the_shell_reads_one_byte_past_the_limit() {
     assert_eq!(MAX_BODY_BYTES, 1 << 20);
     assert_eq!(
-        too_large(&vec![b' '; READ_CAP]).map(|r| r.status),
-        Some(413)
+        too_large(&vec![b' '; READ_CAP]),
+        Some(Error::TooLarge {
+            limit: MAX_BODY_BYTES
+        })
     );
     assert_eq!(too_large(&vec![b' '; READ_CAP - 1]), None);
     assert_eq!(too_large(b""), None);

@@ -14,7 +14,7 @@ fn respond(
 ) -> (Option<String>, Option<String>) {
     let headers = Headers::new(headers.iter().copied());
     let body = message.to_string();
-    let message = http::parse_body(body.as_bytes()).expect("a JSON body");
+    let message = http::parse_json(body.as_bytes()).expect("a JSON body");
     s.with_ctx(None, |ctx| block_on(sse::respond(&message, &headers, ctx)))
 }
 

@@ -1,6 +1,6 @@
 //! The test harness: the core's HTTP entry over an in-memory SQLite loaded from migrations/,
 //! driven with raw JSON-RPC strings. Tests compare JSON or text; they pin no internal API
-//! beyond `http::plan`/`http::serve_mcp`, `Config`, the request context and the `Sql` trait.
+//! beyond `route::plan`/`route::serve`, `Config`, the request context and the `Sql` trait.
 
 use std::cell::{Cell, RefCell};
 use std::ops::Deref;

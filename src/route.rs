@@ -1,0 +1,550 @@
+//! The path table: every path the Worker answers, with its methods and where its credential is
+//! (`TABLE`), the plan for a request (`plan`: every rule that needs no body), and the one
+//! function that carries out a plan the core serves (`serve`), which both shells call: the
+//! Worker (`src/worker/`) and the native harness (`sqlite.rs`). The transports plug in below it
+//! and none imports another: Streamable HTTP (`streamable`), the legacy HTTP+SSE transport
+//! (`sse`) and the human view (`web`); the types and guards they share are in `http`.
+//!
+//! Credentials first: a misconfigured credential table answers everything but /healthz with
+//! 503; a token path (`/<token>/mcp`) is decided by its token alone (a wrong one is the bare
+//! 404, and an `Authorization` header is ignored there); a path without a token (`/mcp`) needs
+//! `Authorization: Bearer <token>` (401 with `WWW-Authenticate: Bearer` otherwise). A token
+//! that was presented and is wrong is counted against the client's address, and past the limit
+//! the answer is 429 (`Plan::Denied`, `http::too_many_failures`); an accepted one is never
+//! counted. A path that is in no row is the bare 404 whatever its token, and counts nothing.
+//!
+//! One set of rules for both MCP transports: the Origin check (403), the method (405 with
+//! `Allow`), `Content-Type: application/json` (415), the 1 MiB limit (413, announced or not: the
+//! shell reads no more than `http::READ_CAP`), and JSON (−32700), each answered with the same
+//! JSON-RPC error body. Where they must differ, and why:
+//! - `/sse/message` answers `202` at once and sends the JSON-RPC reply on the session's stream,
+//!   because that is what the 2024-11-05 transport is;
+//! - only `/sse/message` names a session, so only it can answer 400 for a missing or malformed
+//!   `sessionId` and 404 for a session that is not open;
+//! - `GET /sse` opens a stream, where `GET /mcp` is 405 (this server offers no GET stream).
+//!
+//! The pages have their own rules: a GET is a link (no Origin to check), a POST must come from
+//! this server's own origin with a form body, and every refusal is a page.
+//!
+//! No `worker::*`, no SQL and no JSON written here.
+
+use crate::config::Config;
+use crate::context::Ctx;
+use crate::error::Error;
+use crate::http::{self, Denial, Headers, Request, Response};
+use crate::model;
+use crate::scope::Scope;
+use crate::sse;
+use crate::streamable;
+use crate::web::{self, Action};
+
+/// What a path is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    Healthz,
+    Mcp,
+    Sse,
+    SseMessage,
+    /// The human view: the list of projects.
+    List,
+    /// The search page of every project the credential reaches.
+    Search,
+    /// The import page, and the import it posts.
+    Import,
+    Project,
+    ProjectSearch,
+    ExportJson,
+    ExportMarkdown,
+    /// A form of a project's page: a write tool.
+    Form,
+}
+
+/// One row of the table: a path pattern, where it goes and the methods it answers. In a
+/// pattern, `{token}` is any one segment (the path token, checked by `plan`), `{project}` a
+/// segment that is a project id (`model::is_project_id`) and `{tool}` the name of a write tool.
+pub struct Row {
+    pub pattern: &'static str,
+    pub route: Route,
+    /// The methods answered; any other is 405 with this `Allow`. Empty: any method.
+    pub allow: &'static [&'static str],
+}
+
+const GET: &[&str] = &["GET"];
+const POST: &[&str] = &["POST"];
+const GET_POST: &[&str] = &["GET", "POST"];
+
+/// Every path the Worker answers, first match wins. A browser cannot send a bearer header with
+/// a link, so the pages live under path tokens only.
+pub const TABLE: [Row; 15] = [
+    row("/healthz", Route::Healthz, &[]),
+    row("/mcp", Route::Mcp, POST),
+    row("/{token}/mcp", Route::Mcp, POST),
+    // POST /sse is Streamable HTTP, so an old /sse URL works whichever transport a client picks.
+    row("/sse", Route::Sse, GET_POST),
+    row("/{token}/sse", Route::Sse, GET_POST),
+    row("/sse/message", Route::SseMessage, POST),
+    row("/{token}/sse/message", Route::SseMessage, POST),
+    row("/{token}/", Route::List, GET),
+    row("/{token}/search", Route::Search, GET),
+    row("/{token}/import", Route::Import, GET_POST),
+    row("/{token}/projects/{project}", Route::Project, GET),
+    row(
+        "/{token}/projects/{project}/search",
+        Route::ProjectSearch,
+        GET,
+    ),
+    row(
+        "/{token}/projects/{project}/export.json",
+        Route::ExportJson,
+        GET,
+    ),
+    row(
+        "/{token}/projects/{project}/export.md",
+        Route::ExportMarkdown,
+        GET,
+    ),
+    row("/{token}/projects/{project}/{tool}", Route::Form, POST),
+];
+
+const fn row(pattern: &'static str, route: Route, allow: &'static [&'static str]) -> Row {
+    Row {
+        pattern,
+        route,
+        allow,
+    }
+}
+
+/// A path matched against the table: its row and what its pattern's placeholders held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found<'a> {
+    pub route: Route,
+    pub allow: &'static [&'static str],
+    /// The path token, not yet checked; `None` where the credential is the Authorization header.
+    pub token: Option<&'a str>,
+    /// The project id of a project's path, else empty.
+    pub project: &'a str,
+    /// The write tool of a form's path, else empty.
+    pub tool: &'static str,
+}
+
+/// The row a path matches, or `None` for a path that is not ours.
+pub fn find(path: &str) -> Option<Found<'_>> {
+    TABLE.iter().find_map(|row| matches(row, path))
+}
+
+fn matches<'a>(row: &Row, path: &'a str) -> Option<Found<'a>> {
+    let mut found = Found {
+        route: row.route,
+        allow: row.allow,
+        token: None,
+        project: "",
+        tool: "",
+    };
+    let mut segments = path.split('/');
+    for expected in row.pattern.split('/') {
+        let segment = segments.next()?;
+        match expected {
+            "{token}" => found.token = Some(segment),
+            "{project}" if model::is_project_id(segment) => found.project = segment,
+            "{tool}" => found.tool = web::write_tool(segment)?.name,
+            literal if literal == segment => {}
+            _ => return None,
+        }
+    }
+    segments.next().is_none().then_some(found)
+}
+
+/// What the shell must do with a request. Every plan that serves a request carries the scope of
+/// its credential, which the shell puts into the request context.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Plan {
+    /// Send this response; nothing else happens.
+    Respond(Response),
+    /// A credential was presented and matches none (a wrong path token, a wrong bearer token):
+    /// count the failure against the client's address (`http::failure_key`), then answer this
+    /// response, or past the limit `http::too_many_failures`. Nothing else is read; a request
+    /// that fails in any other way, or whose credential is accepted, is never counted.
+    Denied(Response),
+    /// Read the body if `endpoint.reads_body()` says so (an announced length is within the
+    /// limit), then hand it to `serve`.
+    Serve { endpoint: Endpoint, scope: Scope },
+    /// Open an SSE stream whose `endpoint` event names this path with a fresh session id
+    /// appended (`sse::endpoint_path`). The session serves this scope only.
+    OpenSse {
+        endpoint_prefix: String,
+        scope: Scope,
+    },
+    /// Read the body and hand it, with `http::forwarded_headers` and the scope, to this
+    /// session's stream holder, which parses it (`http::parse_json`) and answers with
+    /// `sse::respond`.
+    SseMessage { session: String, scope: Scope },
+}
+
+/// What the core serves, once planned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Endpoint {
+    /// A Streamable HTTP body, on /mcp or POST /sse.
+    Mcp,
+    /// A page or a form of the human view.
+    Web(Action),
+}
+
+impl Endpoint {
+    /// Whether the shell must read the body before `serve`.
+    pub fn reads_body(&self) -> bool {
+        match self {
+            Endpoint::Mcp => true,
+            Endpoint::Web(action) => action.reads_body(),
+        }
+    }
+
+    /// A refusal as this endpoint answers one: a JSON-RPC error, or a page.
+    fn refusal(&self, error: &Error) -> Response {
+        match self {
+            Endpoint::Mcp => Response::refusal(error),
+            Endpoint::Web(_) => web::refusal(error),
+        }
+    }
+}
+
+/// The plan for a request: every rule that needs no body is applied here.
+pub fn plan(req: &Request<'_>, config: &Config) -> Plan {
+    let found = find(req.path);
+    if found.is_some_and(|found| found.route == Route::Healthz) {
+        return Plan::Respond(Response::text(200, "ok"));
+    }
+    let Ok(credentials) = &config.credentials else {
+        return Plan::Respond(Response::refusal(&Error::Misconfigured));
+    };
+    let Some(found) = found else {
+        return Plan::Respond(Response::not_found());
+    };
+    let scope = match http::authenticate(found.token, req.headers, credentials) {
+        Ok(scope) => scope.clone(),
+        Err(Denial::Refused(response)) => return Plan::Respond(response),
+        Err(Denial::Guess(response)) => return Plan::Denied(response),
+    };
+    match found.route {
+        Route::Mcp | Route::Sse | Route::SseMessage => mcp_plan(req, config, &found, scope),
+        _ => web_plan(req, &found, scope),
+    }
+}
+
+/// The rules of /mcp and /sse, whose credential is accepted.
+fn mcp_plan(req: &Request<'_>, config: &Config, found: &Found<'_>, scope: Scope) -> Plan {
+    if !http::origin_allowed(req.headers.get("origin"), config) {
+        return Plan::Respond(Response::refusal(&Error::ForbiddenOrigin));
+    }
+    if !found.allow.contains(&req.method) {
+        let allow = found.allow;
+        return Plan::Respond(Response::refusal(&Error::MethodNotAllowed { allow }));
+    }
+    if found.route == Route::Sse && req.method == "GET" {
+        return Plan::OpenSse {
+            endpoint_prefix: endpoint_prefix(found.token),
+            scope,
+        };
+    }
+    if let Some(refusal) = http::body_headers_refusal(req.headers, "application/json") {
+        return Plan::Respond(Response::refusal(&refusal));
+    }
+    match found.route {
+        Route::SseMessage => match sse::session_from_query(req.query) {
+            Ok(session) => Plan::SseMessage {
+                session: session.to_owned(),
+                scope,
+            },
+            Err(refusal) => Plan::Respond(refusal),
+        },
+        _ => Plan::Serve {
+            endpoint: Endpoint::Mcp,
+            scope,
+        },
+    }
+}
+
+/// The rules of the pages, whose credential (a path token) is accepted.
+fn web_plan(req: &Request<'_>, found: &Found<'_>, scope: Scope) -> Plan {
+    let action = match web_action(req, found) {
+        Ok(action) => action,
+        Err(error) => return Plan::Respond(web::refusal(&error)),
+    };
+    if !found.allow.contains(&req.method) {
+        let allow = found.allow;
+        return Plan::Respond(web::refusal(&Error::MethodNotAllowed { allow }));
+    }
+    if action.reads_body() {
+        if !http::same_origin(req) {
+            return Plan::Respond(web::refusal(&Error::ForbiddenOrigin));
+        }
+        if let Some(error) = http::body_headers_refusal(req.headers, web::FORM_TYPE) {
+            return Plan::Respond(web::refusal(&error));
+        }
+    }
+    Plan::Serve {
+        endpoint: Endpoint::Web(action),
+        scope,
+    }
+}
+
+/// The page a matched web path asks for, with what its query string says.
+fn web_action(req: &Request<'_>, found: &Found<'_>) -> Result<Action, Error> {
+    let project = found.project.to_owned();
+    Ok(match found.route {
+        Route::List => Action::Index {
+            after: web::index_cursor(req.query)?,
+        },
+        Route::Search => Action::Search {
+            project: None,
+            fields: web::search_fields(req.query)?,
+        },
+        Route::Import => Action::Import {
+            post: req.method == "POST",
+        },
+        Route::Project => Action::Project { id: project },
+        Route::ProjectSearch => Action::Search {
+            project: Some(project),
+            fields: web::search_fields(req.query)?,
+        },
+        Route::ExportJson | Route::ExportMarkdown => Action::Export {
+            project,
+            markdown: found.route == Route::ExportMarkdown,
+        },
+        Route::Form => Action::Form {
+            project,
+            tool: found.tool,
+        },
+        Route::Healthz | Route::Mcp | Route::Sse | Route::SseMessage => {
+            return Err(Error::Internal {
+                detail: "an MCP route was planned as a page".into(),
+            })
+        }
+    })
+}
+
+/// Where a session's client must POST its messages, less the session id. A session opened on
+/// a token path keeps the token in it; one opened with an Authorization header names no token,
+/// and each POST must carry the header. Either way the session id alone is useless to anyone
+/// who does not hold a token.
+pub fn endpoint_prefix(path_token: Option<&str>) -> String {
+    match path_token {
+        Some(token) => format!("/{token}/sse/message?sessionId="),
+        None => "/sse/message?sessionId=".into(),
+    }
+}
+
+/// Carries out a planned endpoint: the body's size rule (the one place it is applied to a body
+/// as read; `body` is empty where none is read), then the transport that serves it.
+pub async fn serve(endpoint: &Endpoint, headers: &Headers, body: &[u8], ctx: &Ctx<'_>) -> Response {
+    if let Some(error) = http::too_large(body) {
+        return endpoint.refusal(&error);
+    }
+    match endpoint {
+        Endpoint::Mcp => streamable::serve(headers, body, ctx).await,
+        Endpoint::Web(action) => web::serve(action, body, ctx).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::tests::config;
+
+    #[test]
+    fn routes_and_where_their_credential_is() {
+        let route = |path| find(path).map(|found| (found.route, found.token));
+        for (path, route_to, token) in [
+            ("/tok-123/mcp", Route::Mcp, Some("tok-123")),
+            ("/tok-123/sse", Route::Sse, Some("tok-123")),
+            ("/tok-123/sse/message", Route::SseMessage, Some("tok-123")),
+            ("/x/mcp", Route::Mcp, Some("x")),
+            ("//mcp", Route::Mcp, Some("")),
+            ("/mcp", Route::Mcp, None),
+            ("/sse", Route::Sse, None),
+            ("/sse/message", Route::SseMessage, None),
+            ("/healthz", Route::Healthz, None),
+            ("/tok-123/", Route::List, Some("tok-123")),
+            ("/tok-123/search", Route::Search, Some("tok-123")),
+            ("/tok-123/import", Route::Import, Some("tok-123")),
+            ("/tok-123/projects/p", Route::Project, Some("tok-123")),
+            (
+                "/tok-123/projects/p/search",
+                Route::ProjectSearch,
+                Some("tok-123"),
+            ),
+            (
+                "/tok-123/projects/p/export.json",
+                Route::ExportJson,
+                Some("tok-123"),
+            ),
+            (
+                "/tok-123/projects/p/export.md",
+                Route::ExportMarkdown,
+                Some("tok-123"),
+            ),
+            (
+                "/tok-123/projects/p/set_focus",
+                Route::Form,
+                Some("tok-123"),
+            ),
+            // The list of a token that happens to be "mcp"; it is as wrong as any other.
+            ("/mcp/", Route::List, Some("mcp")),
+        ] {
+            assert_eq!(route(path), Some((route_to, token)), "{path}");
+        }
+        for path in [
+            "/",
+            "",
+            "mcp",
+            "/tok-123/mcp/",
+            "/tok-123",
+            "/a/b/mcp",
+            "/.well-known/oauth-protected-resource",
+            "/projects/p",
+            "/tok-123/projects",
+            "/tok-123/projectsx",
+            "/tok-123/projects/",
+            "/tok-123/projects/a b",
+            "/tok-123/projects/p/get_state",
+            "/tok-123/projects/p/search/x",
+        ] {
+            assert_eq!(route(path), None, "{path}");
+        }
+        assert_eq!(
+            find("/t/projects/p/add_task").map(|f| (f.project, f.tool)),
+            Some(("p", "add_task"))
+        );
+    }
+
+    #[test]
+    fn every_write_tool_has_its_form_and_no_reader_does() {
+        for def in crate::tools::ALL {
+            let path = format!("/t/projects/p/{}", def.name);
+            let form = find(&path).is_some_and(|found| found.route == Route::Form);
+            assert_eq!(form, def.handler.writes(), "{}", def.name);
+        }
+    }
+
+    fn plan_of(method: &str, path: &str, headers: &[(&str, &str)]) -> Plan {
+        let headers = Headers::new(headers.iter().copied());
+        let req = Request {
+            method,
+            path,
+            query: Some("sessionId=0123456789abcdef0123456789abcdef"),
+            headers: &headers,
+            own_origin: "https://mcp.example",
+        };
+        plan(&req, &config())
+    }
+
+    fn status(plan: Plan) -> u16 {
+        match plan {
+            Plan::Respond(r) => r.status,
+            other => panic!("expected a response, got {other:?}"),
+        }
+    }
+
+    /// The status of a denied credential's refusal (a plan that counts the failure).
+    fn denied(plan: Plan) -> u16 {
+        match plan {
+            Plan::Denied(r) => r.status,
+            other => panic!("expected a denied credential, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn path_tokens_must_be_exact_and_header_tokens_bearer() {
+        let json = ("content-type", "application/json");
+        for path in ["/tok-12/mcp", "/tok-1234/mcp", "/TOK-123/mcp", "//mcp"] {
+            assert_eq!(denied(plan_of("POST", path, &[json])), 404, "{path}");
+        }
+        let with = |auth: &str| plan_of("POST", "/mcp", &[json, ("authorization", auth)]);
+        let mcp = Plan::Serve {
+            endpoint: Endpoint::Mcp,
+            scope: Scope::All,
+        };
+        for good in [
+            "Bearer tok-123",
+            "bearer tok-123",
+            "BEARER   tok-123",
+            " Bearer tok-123 ",
+        ] {
+            assert_eq!(with(good), mcp, "{good:?}");
+        }
+        // Only a bearer token that was presented and matches none is counted as a guess.
+        for bad in ["", "Bearer", "Bearer ", "tok-123", "Basic tok-123"] {
+            assert_eq!(status(with(bad)), 401, "{bad:?}");
+        }
+        for guess in ["Bearer tok-12", "bearer x"] {
+            assert_eq!(denied(with(guess)), 401, "{guess:?}");
+        }
+        assert_eq!(status(plan_of("POST", "/mcp", &[json])), 401);
+        assert_eq!(status(with("Bearer tok-123, Bearer tok-123")), 400);
+        // A path in no row is the bare 404 before any token is looked at, and counts nothing.
+        assert_eq!(
+            status(plan_of("GET", "/tok-12/projects/p/get_state", &[])),
+            404
+        );
+        // With no token configured at all, nothing is ours.
+        let none = Config::from_lookup(|_| None);
+        let headers = Headers::new([json, ("authorization", "Bearer x")]);
+        for path in ["/mcp", "/x/mcp"] {
+            let req = Request {
+                method: "POST",
+                path,
+                query: None,
+                headers: &headers,
+                own_origin: "https://mcp.example",
+            };
+            assert_eq!(status(plan(&req, &none)), 404, "{path}");
+        }
+    }
+
+    #[test]
+    fn one_set_of_rules_for_both_transports() {
+        let json = [("content-type", "application/json")];
+        for path in ["/tok-123/mcp", "/tok-123/sse/message"] {
+            assert_eq!(status(plan_of("GET", path, &json)), 405, "{path}");
+            assert_eq!(status(plan_of("POST", path, &[])), 415, "{path}");
+            let evil = [
+                ("content-type", "application/json"),
+                ("origin", "https://evil.example"),
+            ];
+            assert_eq!(status(plan_of("POST", path, &evil)), 403, "{path}");
+            let big = [
+                ("content-type", "application/json"),
+                ("content-length", "1048577"),
+            ];
+            assert_eq!(status(plan_of("POST", path, &big)), 413, "{path}");
+        }
+        let mcp = || Plan::Serve {
+            endpoint: Endpoint::Mcp,
+            scope: Scope::All,
+        };
+        assert_eq!(plan_of("POST", "/tok-123/mcp", &json), mcp());
+        assert_eq!(plan_of("POST", "/tok-123/sse", &json), mcp());
+        assert_eq!(
+            plan_of("POST", "/tok-123/sse/message", &json),
+            Plan::SseMessage {
+                session: "0123456789abcdef0123456789abcdef".into(),
+                scope: Scope::All,
+            }
+        );
+        assert_eq!(
+            plan_of("GET", "/tok-123/sse", &[]),
+            Plan::OpenSse {
+                endpoint_prefix: "/tok-123/sse/message?sessionId=".into(),
+                scope: Scope::All,
+            }
+        );
+        // Over the header, the endpoint names no token: each POST carries the header instead.
+        assert_eq!(
+            plan_of("GET", "/sse", &[("authorization", "Bearer tok-123")]),
+            Plan::OpenSse {
+                endpoint_prefix: "/sse/message?sessionId=".into(),
+                scope: Scope::All,
+            }
+        );
+        assert_eq!(denied(plan_of("GET", "/nope/mcp", &[])), 404);
+    }
+}
