@@ -10,10 +10,10 @@ use serde_json::{json, Value as Json};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::model;
+use crate::protocol::card;
 use crate::render;
 use crate::scope::Scope;
 use crate::store::{self, Sql};
-use crate::web::card;
 
 pub const URI_PREFIX: &str = "handoff://projects/";
 pub const URI_SUFFIX: &str = "/state";

@@ -1,14 +1,14 @@
 //! MCP names and result bodies: method names, `_meta` keys, server identity, capabilities.
 //! Version rules live in `version`; nothing here touches storage or HTTP.
 
+pub mod card;
 pub mod version;
 
 use std::sync::LazyLock;
 
 use serde_json::{json, Value as Json};
 
-use crate::web::card;
-use crate::{json as json_text, tools};
+use crate::json as json_text;
 use version::Era;
 
 pub const SERVER_NAME: &str = "handoff-mcp";
@@ -90,38 +90,6 @@ pub fn initialize(negotiated: &'static str) -> Json {
         "serverInfo": server_info(),
         "instructions": INSTRUCTIONS,
     })
-}
-
-/// The tools/list bodies, built once per isolate: every tool, and the read-only ones alone (for
-/// a read-only token). The same for every era, since no tool has an outputSchema. The card's
-/// tool names its `ui://` resource for every client: a stateless server cannot remember what a
-/// 2025 client announced at initialize, and a client that renders no MCP Apps ignores `_meta`
-/// (the result it gets is the same).
-static TOOLS: LazyLock<Json> = LazyLock::new(|| tools_body(|_| true));
-static READ_ONLY_TOOLS: LazyLock<Json> = LazyLock::new(|| tools_body(|t| t.annotations.read_only));
-
-fn tools_body(listed: impl Fn(&tools::ToolDef) -> bool) -> Json {
-    let list: Vec<Json> = tools::ALL
-        .iter()
-        .filter(|t| listed(t))
-        .map(|t| {
-            let mut entry = tools::schema::list_entry(t);
-            if t.name == card::TOOL {
-                entry["_meta"] = card::tool_meta();
-            }
-            entry
-        })
-        .collect();
-    json!({ "tools": list })
-}
-
-/// The tools a credential may call: all of them, or only the read-only ones.
-pub fn tools_list(read_only: bool) -> &'static Json {
-    if read_only {
-        &READ_ONLY_TOOLS
-    } else {
-        &TOOLS
-    }
 }
 
 /// Adds the stateless revision's envelope fields to a complete result: `resultType`, serverInfo,

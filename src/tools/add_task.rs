@@ -38,6 +38,7 @@ pub const DEF: ToolDef = ToolDef {
         destructive: false,
         idempotent: true,
     },
+    ui: None,
     handler: Handler::Write(|args, project, ctx| Box::pin(run(args, project, ctx))),
 };
 

@@ -40,6 +40,7 @@ pub const DEF: ToolDef = ToolDef {
         destructive: false,
         idempotent: true,
     },
+    ui: None,
     handler: Handler::WriteReach(|args, reach, ctx| Box::pin(run(args, reach, ctx))),
 };
 

@@ -5,6 +5,7 @@ use super::args::PROJECT_ID;
 use super::{Annotations, Handler, Outcome, ToolDef};
 use crate::context::Ctx;
 use crate::error::Error;
+use crate::protocol::card;
 use crate::render;
 use crate::scope::Readable;
 use crate::store;
@@ -25,6 +26,7 @@ pub const DEF: ToolDef = ToolDef {
         destructive: false,
         idempotent: true,
     },
+    ui: Some(card::URI),
     handler: Handler::Read(|_, project, ctx| Box::pin(run(project, ctx))),
 };
 

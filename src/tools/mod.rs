@@ -68,6 +68,9 @@ pub struct ToolDef {
     pub description: &'static [&'static str],
     pub params: &'static [args::Param],
     pub annotations: Annotations,
+    /// The `ui://` resource (MCP Apps) that shows this tool's results, named in its tools/list
+    /// entry.
+    pub ui: Option<&'static str>,
     pub handler: Handler,
 }
 

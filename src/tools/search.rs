@@ -57,6 +57,7 @@ pub const DEF: ToolDef = ToolDef {
         destructive: false,
         idempotent: true,
     },
+    ui: None,
     handler: Handler::Reach(|args, reach, ctx| Box::pin(run(args, reach, ctx))),
 };
 

@@ -10,7 +10,6 @@
 //! are relative, so no page holds the token. No SQL, no `worker::*` and no escaping by hand
 //! here: markup is built in `html`.
 
-pub mod card;
 pub mod form;
 mod html;
 mod records;

@@ -630,7 +630,7 @@ fn the_card_is_a_readable_mcp_app_resource() {
         );
         assert_eq!(
             html,
-            include_str!("../../src/web/card.html").replace("/*CONSTANTS*/null", &constants)
+            include_str!("../../src/protocol/card.html").replace("/*CONSTANTS*/null", &constants)
         );
         for absent in [
             "/*CONSTANTS*/",

@@ -1,5 +1,5 @@
 //! The in-chat card (MCP Apps, SEP-1865): a `ui://` resource of type `text/html;profile=mcp-app`
-//! that get_state's tools/list entry names, so a host that renders MCP Apps shows the state as a
+//! that get_state's definition names (`ToolDef::ui`, written into its tools/list entry), so a host that renders MCP Apps shows the state as a
 //! card beside the tool result. The card draws from the result's text items, which stay exactly
 //! what every other client gets: it parses the contract text with the prefixes `render` writes,
 //! filled in here, so the two cannot drift. Its one script talks to the host over postMessage
@@ -9,16 +9,14 @@ use std::sync::LazyLock;
 
 use serde_json::{json, Value as Json};
 
+use super::{version, SERVER_VERSION};
 use crate::json;
-use crate::protocol::{self, version};
 use crate::render;
 
 /// The card's resource URI.
 pub const URI: &str = "ui://handoff-mcp/state-card.html";
 /// The MCP Apps resource type.
 pub const MIME: &str = "text/html;profile=mcp-app";
-/// The tool whose results the card renders.
-pub const TOOL: &str = "get_state";
 /// The extension's identifier, announced in the server's capabilities where a revision has them.
 pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
 
@@ -30,7 +28,7 @@ static HTML: LazyLock<String> = LazyLock::new(|| {
         string(render::NORTH_STAR_PREFIX),
         string(render::FOCUS_PREFIX),
         string(version::MCP_APPS),
-        string(protocol::SERVER_VERSION),
+        string(SERVER_VERSION),
     );
     // Inside a <script>, `<` is written as an escape so no value can close the element.
     let constants = constants.replace('<', "\\u003c");
@@ -39,12 +37,6 @@ static HTML: LazyLock<String> = LazyLock::new(|| {
 
 pub fn html() -> &'static str {
     &HTML
-}
-
-/// The `_meta` of the card's tool in tools/list (not the flat `ui/resourceUri` key, which the
-/// extension deprecates).
-pub fn tool_meta() -> Json {
-    json!({"ui": {"resourceUri": URI}})
 }
 
 /// The resources/read body of the card. No CSP domains are declared: the card loads nothing, so
