@@ -252,7 +252,7 @@ impl Error {
     pub fn data(&self) -> Option<Json> {
         match self {
             Error::UnsupportedVersion { requested } => Some(json!({
-                "supported": version::SUPPORTED_MODERN,
+                "supported": version::SUPPORTED_STATELESS,
                 "requested": requested,
             })),
             Error::ResourceNotFound { uri } => Some(json!({ "uri": uri })),
@@ -408,10 +408,10 @@ mod tests {
 
     #[test]
     fn every_variant_has_its_code_status_and_public_message() {
-        let modern = Some(Era::Modern);
-        let legacy = Some(Era::Legacy("2025-11-25"));
+        let stateless = Some(Era::Stateless);
+        let handshake = Some(Era::Handshake("2025-11-25"));
         let expected: Vec<(i64, u16, u16, i64, u16)> = vec![
-            // (code modern, status modern, status legacy, code legacy, status as a web page)
+            // (code stateless, status stateless, status handshake, code handshake, status as a web page)
             (-32700, 400, 400, -32700, 400),
             (-32600, 400, 400, -32600, 400),
             (-32600, 413, 413, -32600, 413),
@@ -434,13 +434,14 @@ mod tests {
         ];
         let all = every_variant();
         assert_eq!(all.len(), expected.len());
-        for (e, (code, status, legacy_status, legacy_code, page)) in all.iter().zip(expected) {
+        for (e, (code, status, handshake_status, handshake_code, page)) in all.iter().zip(expected)
+        {
             assert_eq!(e.page_status(), page, "{e:?}");
-            assert_eq!(e.code(modern), code, "{e:?}");
-            assert_eq!(e.status(modern), status, "{e:?}");
-            assert_eq!(e.status(legacy), legacy_status, "{e:?}");
-            assert_eq!(e.code(legacy), legacy_code, "{e:?}");
-            let body = e.to_json(&json!(7), modern).to_string();
+            assert_eq!(e.code(stateless), code, "{e:?}");
+            assert_eq!(e.status(stateless), status, "{e:?}");
+            assert_eq!(e.status(handshake), handshake_status, "{e:?}");
+            assert_eq!(e.code(handshake), handshake_code, "{e:?}");
+            let body = e.to_json(&json!(7), stateless).to_string();
             assert!(
                 !body.contains("secret") && !body.contains("D1_ERROR"),
                 "{body}"
@@ -537,9 +538,9 @@ mod tests {
             requested: "2027-01-01".into(),
         };
         assert_eq!(
-            e.to_json(&json!(4), Some(Era::Modern)),
+            e.to_json(&json!(4), Some(Era::Stateless)),
             json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32022, "message": "Unsupported protocol version",
-                "data": {"supported": [version::MODERN], "requested": "2027-01-01"}}})
+                "data": {"supported": [version::STATELESS], "requested": "2027-01-01"}}})
         );
         assert_eq!(
             Error::MethodNotAllowed {

@@ -9,11 +9,11 @@ use std::borrow::Cow;
 use serde_json::{json, Value as Json};
 
 use crate::context::CLIENT_MAX;
-use crate::json;
+use crate::json_read::Node;
+use crate::json_write;
 use crate::model::{
     self, Event, EventKind, Export, ExportEvent, ExportFocus, ExportProject, ExportTask, Kind,
 };
-use crate::node::Node;
 use crate::store;
 use crate::tools::{self, args};
 
@@ -53,7 +53,7 @@ pub fn to_json(export: &Export, exported_at_ms: i64) -> String {
                    "task_id": e.task_id, "kind": kind, "client": e.event.client})
         })
         .collect();
-    json::to_text(&json!({
+    json_write::to_text(&json!({
         "format": FORMAT,
         "version": VERSION,
         "exported_at": exported_at_ms,

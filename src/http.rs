@@ -11,9 +11,9 @@
 use serde_json::Value as Json;
 
 use crate::config::{Config, Credentials};
-use crate::dispatch::{self, Handled, McpHeaders, Reply};
+use crate::dispatch::{self, Dispatched, McpHeaders, Reply};
 use crate::error::Error;
-use crate::node::Node;
+use crate::json_read::Node;
 use crate::scope::Scope;
 
 /// Largest accepted POST body. Every tool argument fits many times over. It holds whether or
@@ -327,7 +327,7 @@ pub fn mcp_headers(headers: &Headers) -> McpHeaders {
 }
 
 /// A dispatched message as the HTTP response that carries it.
-pub fn from_handled(handled: Handled) -> Response {
+pub fn from_handled(handled: Dispatched) -> Response {
     let mut response = match handled.reply {
         Reply::Accepted => Response {
             status: 202,

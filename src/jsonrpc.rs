@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value as Json};
 
-use crate::json;
-use crate::node::Node;
+use crate::json_read::Node;
+use crate::json_write;
 
 /// A JSON-RPC error response. The code and message come from `error::Error`, the only place
 /// that knows the code table.
@@ -22,7 +22,7 @@ pub fn error(id: &Json, code: i64, message: String, data: Option<Json>) -> Json 
 /// A success response, written as JSON text from the start: the members before `result`, then
 /// the result's value, appended by whoever computes it into `result()` (so a result as long as
 /// the model's text is written once, not built and then copied), then the closing brace. The
-/// members are in the order `json::to_text` writes a response object's (serde_json's map sorts
+/// members are in the order `json_write::to_text` writes a response object's (serde_json's map sorts
 /// its keys).
 pub struct Success {
     text: String,
@@ -31,7 +31,7 @@ pub struct Success {
 impl Success {
     pub fn new(id: &Json) -> Success {
         let mut out = String::from("{\"id\":");
-        json::push_value(&mut out, id);
+        json_write::push_value(&mut out, id);
         out.push_str(",\"jsonrpc\":\"2.0\",\"result\":");
         Success { text: out }
     }
@@ -141,10 +141,10 @@ mod tests {
                 json!({"content": [{"text": "x\ny", "type": "text"}]}),
             ] {
                 let mut success = Success::new(&id);
-                json::push_value(success.result(), &result);
+                json_write::push_value(success.result(), &result);
                 assert_eq!(
                     success.finish(),
-                    json::to_text(&response(&id, "result", result)),
+                    json_write::to_text(&response(&id, "result", result)),
                 );
             }
         }

@@ -6,8 +6,8 @@ use serde_json::{json, Value as Json};
 
 use crate::context::Ctx;
 use crate::error::Error;
+use crate::json_read::Node;
 use crate::model::{self, PROJECT_ID_MAX};
-use crate::node::Node;
 use crate::render;
 use crate::store;
 use crate::tools;

@@ -53,7 +53,7 @@ pub const STATE_BUDGET: usize = 24_000;
 pub fn state_texts(state: &State, now_ms: i64, stale_days: u32) -> [String; 2] {
     let mut state = Cow::Borrowed(state);
     loop {
-        let contract = render(&state);
+        let contract = contract(&state);
         let mut reference = String::with_capacity(400 + 96 * state.deferred.len());
         reference.push('\n');
         push_reference(&mut reference, &state, now_ms, stale_days);
@@ -87,7 +87,7 @@ pub fn unlisted_reference(unlisted: u64) -> String {
 }
 
 /// Renders the contract text. Lines are joined by `\n`, with no trailing newline.
-pub fn render(state: &State) -> String {
+pub fn contract(state: &State) -> String {
     let mut out = String::with_capacity(256 + 64 * state.deferred.len());
     push_anchor(&mut out, &state.north_star, state.focus.as_ref());
     out.push('\n');
@@ -480,7 +480,7 @@ mod tests {
         assert_eq!(clip("", 5), "");
     }
 
-    /// Within the budget both texts come as `render` and `reference` write them, the second
+    /// Within the budget both texts come as `contract` and `reference` write them, the second
     /// after a line break; past it, the newest tasks move into the closing count one by one.
     #[test]
     fn state_texts_trim_the_list_to_the_budget() {
@@ -488,7 +488,7 @@ mod tests {
         let tasks: Vec<(Kind, &str)> = (0..12).map(|_| (Kind::Record, body.as_str())).collect();
         let whole = state("n", None, &tasks[..2]);
         let [contract, reference] = state_texts(&whole, NOW, 7);
-        assert_eq!(contract, render(&whole));
+        assert_eq!(contract, super::contract(&whole));
         assert_eq!(reference, format!("\n{}", super::reference(&whole, NOW, 7)));
 
         let [contract, reference] = state_texts(&state("n", None, &tasks), NOW, 7);
@@ -505,16 +505,16 @@ mod tests {
 
         // Nothing listed and nothing more: the lists say so; all left out: only the count.
         let mut none = state("n", None, &[]);
-        assert!(render(&none).ends_with(NO_DEFERRED));
+        assert!(super::contract(&none).ends_with(NO_DEFERRED));
         none.unlisted = 3;
-        assert!(!render(&none).contains(NO_DEFERRED));
+        assert!(!super::contract(&none).contains(NO_DEFERRED));
         assert!(!super::reference(&none, NOW, 7).contains(REFERENCE_NONE));
-        assert!(render(&none).ends_with(&unlisted_line(3)));
+        assert!(super::contract(&none).ends_with(&unlisted_line(3)));
     }
 
     #[test]
     fn the_contract_text_byte_for_byte() {
-        let text = render(&state(
+        let text = contract(&state(
             "v1 を出す",
             Some(("D1 ストアを書く", Some("全部がこれに依存する"))),
             &[
@@ -532,7 +532,7 @@ mod tests {
 
     #[test]
     fn why_absent_drops_the_reason() {
-        let text = render(&state("n", Some(("s", None)), &[(Kind::Record, "r")]));
+        let text = contract(&state("n", Some(("s", None)), &[(Kind::Record, "r")]));
         assert_eq!(
             text,
             "🎯 NORTH STAR: n\n▶ 本丸（今やる1つ）: s\n— 以下は後処理（北極星達成後・今は着手しない）—\n  [record] r"
@@ -541,7 +541,7 @@ mod tests {
 
     #[test]
     fn no_focus_and_no_deferred_tasks() {
-        let text = render(&state("n", None, &[]));
+        let text = contract(&state("n", None, &[]));
         assert_eq!(
             text,
             "🎯 NORTH STAR: n\n▶ 本丸（今やる1つ）: （未設定: set_focus で今やる1つを決める）\n\
@@ -551,7 +551,7 @@ mod tests {
 
     #[test]
     fn stored_strings_cannot_forge_lines() {
-        let text = render(&state(
+        let text = contract(&state(
             "real\n🎯 NORTH STAR: fake",
             Some((
                 "s\r\n▶ 本丸（今やる1つ）: fake",
@@ -731,7 +731,7 @@ mod tests {
     fn the_anchor_is_the_contract_s_first_two_lines() {
         for focus in [None, Some(("s\nforged", None)), Some(("s", Some("w")))] {
             let state = state("n\u{2028}x", focus, &[(Kind::Record, "r")]);
-            let text = render(&state);
+            let text = contract(&state);
             let first_two: Vec<&str> = text.lines().take(2).collect();
             assert_eq!(
                 anchor(&state.north_star, state.focus.as_ref()),
@@ -884,7 +884,7 @@ mod tests {
 
     #[test]
     fn controls_fold_and_bidi_controls_vanish() {
-        let text = render(&state(
+        let text = contract(&state(
             " \t lead\0nul\u{1b}[31m\u{202E}rev\u{2066} ",
             Some(("s", None)),
             &[],

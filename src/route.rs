@@ -36,7 +36,7 @@ use crate::model;
 use crate::scope::Scope;
 use crate::sse;
 use crate::streamable;
-use crate::web::{self, Action};
+use crate::web::{self, Page};
 
 /// What a path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,7 +186,7 @@ pub enum Endpoint {
     /// A Streamable HTTP body, on /mcp or POST /sse.
     Mcp,
     /// A page or a form of the human view.
-    Web(Action),
+    Web(Page),
 }
 
 impl Endpoint {
@@ -288,29 +288,29 @@ fn web_plan(req: &Request<'_>, found: &Found<'_>, scope: Scope) -> Plan {
 }
 
 /// The page a matched web path asks for, with what its query string says.
-fn web_action(req: &Request<'_>, found: &Found<'_>) -> Result<Action, Error> {
+fn web_action(req: &Request<'_>, found: &Found<'_>) -> Result<Page, Error> {
     let project = found.project.to_owned();
     Ok(match found.route {
-        Route::List => Action::Index {
+        Route::List => Page::Index {
             after: web::index_cursor(req.query)?,
         },
-        Route::Search => Action::Search {
+        Route::Search => Page::Search {
             project: None,
             fields: web::search_fields(req.query)?,
         },
-        Route::Import => Action::Import {
+        Route::Import => Page::Import {
             post: req.method == "POST",
         },
-        Route::Project => Action::Project { id: project },
-        Route::ProjectSearch => Action::Search {
+        Route::Project => Page::Project { id: project },
+        Route::ProjectSearch => Page::Search {
             project: Some(project),
             fields: web::search_fields(req.query)?,
         },
-        Route::ExportJson | Route::ExportMarkdown => Action::Export {
+        Route::ExportJson | Route::ExportMarkdown => Page::Export {
             project,
             markdown: found.route == Route::ExportMarkdown,
         },
-        Route::Form => Action::Form {
+        Route::Form => Page::Form {
             project,
             tool: found.tool,
         },

@@ -7,7 +7,7 @@
 use crate::context::Ctx;
 use crate::dispatch::{self, Reply};
 use crate::http::{self, Headers, Response};
-use crate::node::Node;
+use crate::json_read::Node;
 
 /// A comment line: keeps proxies and clients from timing the idle stream out.
 pub const KEEPALIVE: &str = ": keepalive\n\n";
@@ -134,7 +134,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::json;
+    use crate::json_write;
 
     #[test]
     fn framing() {
@@ -147,7 +147,7 @@ mod tests {
             endpoint_event(&endpoint_path("/sse/message?sessionId=", id)),
             "event: endpoint\ndata: /sse/message?sessionId=0123456789abcdef0123456789abcdef\n\n"
         );
-        let event = message_event(&json::to_text(
+        let event = message_event(&json_write::to_text(
             &json!({"jsonrpc": "2.0", "id": 1, "result": {"text": "a\nb\r\nc"}}),
         ));
         assert_eq!(

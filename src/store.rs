@@ -8,7 +8,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::LazyLock;
 
-use crate::json;
+use crate::json_write;
 use crate::model::{
     Anchor, Deferred, Event, EventKind, Focus, History, Kind, Stamp, State, OPEN_DEFERRED_MAX,
 };
@@ -88,7 +88,7 @@ impl Stmt {
                 Value::Int(n) => {
                     let _ = write!(out, "{n}");
                 }
-                Value::Text(s) => json::push_string(&mut out, s),
+                Value::Text(s) => json_write::push_string(&mut out, s),
                 Value::Null => out.push_str("null"),
             }
         }

@@ -225,7 +225,7 @@ const OPERATIONS: &[(&str, &[&str])] = &[
         "request body into a tree (parse_body: serde_json reading node.rs's tree)",
         &[
             "handoff_mcp::http::parse_json",
-            "handoff_mcp::node::",
+            "handoff_mcp::json_read::",
             "serde_json::de::",
         ],
     ),
@@ -236,7 +236,7 @@ const OPERATIONS: &[(&str, &[&str])] = &[
     (
         "reply into a JSON string (json::to_text; serde_json before 6ffbebf)",
         &[
-            "handoff_mcp::json::",
+            "handoff_mcp::json_write::",
             "serde_json::ser::",
             "serde_json::value::ser::",
             "serde_json::value::Value as core::fmt::Display",
@@ -1062,8 +1062,8 @@ mod tests {
     #[test]
     fn rust_hashes_are_dropped() {
         assert_eq!(
-            short_name("handoff_mcp::render::render::h0123456789abcdef"),
-            "handoff_mcp::render::render"
+            short_name("handoff_mcp::render::contract::h0123456789abcdef"),
+            "handoff_mcp::render::contract"
         );
         assert_eq!(short_name("fetch"), "fetch");
         assert_eq!(short_name("a::hnot_a_hash"), "a::hnot_a_hash");

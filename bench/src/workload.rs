@@ -4,7 +4,7 @@
 use serde_json::{json, Value as Json};
 
 /// The protocol revision every bench request speaks (stateless, `_meta` on each request).
-pub const MODERN: &str = "2026-07-28";
+pub const STATELESS: &str = "2026-07-28";
 
 /// The project get_state is measured on.
 pub const STATE_PROJECT: &str = "bench-state";
@@ -81,7 +81,7 @@ pub struct Request {
 /// The client facts a 2026-07-28 request carries in `params._meta`.
 fn meta() -> Json {
     json!({
-        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/protocolVersion": STATELESS,
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": "handoff-bench", "version": "0.1"},
     })
@@ -93,7 +93,7 @@ pub fn request(method: &str, mut params: Json) -> Request {
     let mut headers = vec![
         ("Content-Type", "application/json".to_owned()),
         ("Accept", "application/json, text/event-stream".to_owned()),
-        ("MCP-Protocol-Version", MODERN.to_owned()),
+        ("MCP-Protocol-Version", STATELESS.to_owned()),
         ("Mcp-Method", method.to_owned()),
     ];
     if let Some(name) = params.get("name").and_then(Json::as_str) {
@@ -172,7 +172,7 @@ mod tests {
         let body: Json = serde_json::from_str(&req.body).unwrap();
         assert_eq!(
             body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
-            MODERN
+            STATELESS
         );
         assert_eq!(body["params"]["arguments"]["project_id"], "p");
     }

@@ -124,7 +124,7 @@ fn request_shape(selector: u8, body: &[u8]) -> (&'static str, Vec<(&'static str,
         7 => headers.push(version("1999-01-01")),
         8 => headers.push(version("2026-07-28")),
         lane => {
-            // The modern lane with headers agreeing with the body, as a real client sends them;
+            // The stateless lane with headers agreeing with the body, as a real client sends them;
             // 10 and 11 spell the values in the =?base64?…?= form, 12 and 13 drop the name.
             let (claim, method, name) = derived;
             let encode = lane == 10 || lane == 11;

@@ -4,12 +4,12 @@
 
 use serde_json::Value as Json;
 
-use super::{Handled, Reply};
+use super::{Dispatched, Reply};
 use crate::context::Ctx;
 use crate::error::Error;
-use crate::json;
+use crate::json_read::Node;
+use crate::json_write;
 use crate::jsonrpc::Success;
-use crate::node::Node;
 use crate::protocol::version::{self, Era};
 use crate::protocol::{self, Cache};
 use crate::{prompts, render, resources, tools};
@@ -52,7 +52,7 @@ pub async fn serve(
         }
         _ => return Err(Error::MethodNotFound(method.to_owned())),
     };
-    json::push_value(out, &protocol::envelope(result, era, cache));
+    json_write::push_value(out, &protocol::envelope(result, era, cache));
     Ok(())
 }
 
@@ -67,7 +67,7 @@ fn string_param<'a>(
         .ok_or_else(|| Error::InvalidParams(format!("{method} needs params.{field}, a string")))
 }
 
-async fn call_tool(params: Option<&Node<'_>>, ctx: &Ctx<'_>) -> Result<tools::Outcome, Error> {
+async fn call_tool(params: Option<&Node<'_>>, ctx: &Ctx<'_>) -> Result<tools::ToolResult, Error> {
     let name = string_param(params, "name", "tools/call")?;
     let Some(def) = tools::find(name) else {
         let known: Vec<&str> = tools::ALL.iter().map(|t| t.name).collect();
@@ -90,11 +90,11 @@ async fn call_tool(params: Option<&Node<'_>>, ctx: &Ctx<'_>) -> Result<tools::Ou
 /// reads the error's sentence (what can have been written, whether calling again is safe) and
 /// can act on it, where a JSON-RPC error may never reach it; the detail goes to the log. `None`
 /// for every other error, which is refused as a JSON-RPC error.
-pub(super) fn tool_failure(id: &Json, error: &Error, era: Era) -> Option<Handled> {
+pub(super) fn tool_failure(id: &Json, error: &Error, era: Era) -> Option<Dispatched> {
     let sentence = error.tool_failure()?;
     let mut reply = Success::new(id);
-    push_tool_result(reply.result(), &tools::Outcome::error(sentence), era);
-    Some(Handled {
+    push_tool_result(reply.result(), &tools::ToolResult::error(sentence), era);
+    Some(Dispatched {
         reply: Reply::Json {
             status: 200,
             body: reply.finish(),
@@ -106,15 +106,15 @@ pub(super) fn tool_failure(id: &Json, error: &Error, era: Era) -> Option<Handled
 
 /// A tool's outcome as the JSON text of a tools/call result in `era`'s envelope, appended to
 /// `out`: one text item per text, in order. Written straight to text, the bytes
-/// `json::push_value` writes for `protocol::envelope` of the result object (members in key
+/// `json_write::push_value` writes for `protocol::envelope` of the result object (members in key
 /// order; a test holds the two together), because a call's reply is the one reply on every
 /// tool's path: building it as a `Value` to write it out and free it took about a tenth of a
 /// get_state's instructions.
-fn push_tool_result(out: &mut String, outcome: &tools::Outcome, era: Era) {
-    out.reserve(json::texts_size_hint(&outcome.texts));
-    let modern = version::has_result_type(era);
+fn push_tool_result(out: &mut String, outcome: &tools::ToolResult, era: Era) {
+    out.reserve(json_write::texts_size_hint(&outcome.texts));
+    let stateless = version::has_result_type(era);
     out.push('{');
-    if modern {
+    if stateless {
         out.push_str("\"_meta\":");
         out.push_str(protocol::server_meta_text());
         out.push(',');
@@ -125,12 +125,12 @@ fn push_tool_result(out: &mut String, outcome: &tools::Outcome, era: Era) {
             out.push(',');
         }
         out.push_str("{\"text\":");
-        json::push_string(out, text);
+        json_write::push_string(out, text);
         out.push_str(",\"type\":\"text\"}");
     }
     out.push_str("],\"isError\":");
     out.push_str(if outcome.is_error { "true" } else { "false" });
-    if modern {
+    if stateless {
         out.push_str(",\"resultType\":\"complete\"");
     }
     out.push('}');
@@ -144,19 +144,24 @@ mod tests {
 
     #[test]
     fn a_tool_result_is_the_text_of_its_enveloped_object_in_every_era() {
-        let mut eras = vec![Era::Modern];
-        eras.extend(version::SUPPORTED_LEGACY.iter().copied().map(Era::Legacy));
+        let mut eras = vec![Era::Stateless];
+        eras.extend(
+            version::SUPPORTED_HANDSHAKE
+                .iter()
+                .copied()
+                .map(Era::Handshake),
+        );
         let outcomes = [
-            tools::Outcome::ok("🎯 North Star: \"ship\" \\ v2\n▶ 本丸\u{0}\u{1f}".into()),
-            tools::Outcome {
+            tools::ToolResult::ok("🎯 North Star: \"ship\" \\ v2\n▶ 本丸\u{0}\u{1f}".into()),
+            tools::ToolResult {
                 texts: vec!["first".into(), String::new(), "third\r\n".into()],
                 is_error: false,
             },
-            tools::Outcome {
+            tools::ToolResult {
                 texts: vec!["Unknown project".into()],
                 is_error: true,
             },
-            tools::Outcome {
+            tools::ToolResult {
                 texts: Vec::new(),
                 is_error: false,
             },
@@ -173,7 +178,10 @@ mod tests {
                 push_tool_result(&mut written, outcome, era);
                 assert_eq!(
                     written,
-                    format!("[{}", json::to_text(&protocol::envelope(object, era, None))),
+                    format!(
+                        "[{}",
+                        json_write::to_text(&protocol::envelope(object, era, None))
+                    ),
                     "{era:?}"
                 );
             }

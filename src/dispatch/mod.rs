@@ -1,21 +1,21 @@
 //! One parsed JSON-RPC body in, one reply out. This file classifies the body (a message, or a
 //! 2025-03-26 batch), picks the lane (the 2026-07-28 stateless lane when `_meta` claims it, the
 //! 2025-era lane otherwise) and is the only place an `Error` becomes a reply. The lanes'
-//! own checks are in `modern` and `legacy`, the methods both share in `methods`, the routing
+//! own checks are in `stateless` and `handshake`, the methods both share in `methods`, the routing
 //! headers in `headers`. No HTTP parsing (http.rs) and no SQL (store.rs) here.
 
+mod handshake;
 pub mod headers;
-mod legacy;
 mod methods;
-mod modern;
+mod stateless;
 
 use serde_json::Value as Json;
 
 use crate::context::{client_name, Caller, Ctx};
 use crate::error::Error;
-use crate::json;
+use crate::json_read::Node;
+use crate::json_write;
 use crate::jsonrpc::{self, Message};
-use crate::node::Node;
 use crate::protocol::version::{self, Era};
 use crate::protocol::{META_CLIENT_INFO, META_PROTOCOL_VERSION};
 pub use headers::McpHeaders;
@@ -43,14 +43,14 @@ pub enum Reply {
 
 /// A reply plus a diagnostic for the operator's log (never sent to the client).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Handled {
+pub struct Dispatched {
     pub reply: Reply,
     pub diagnostic: Option<String>,
 }
 
-impl From<Reply> for Handled {
+impl From<Reply> for Dispatched {
     fn from(reply: Reply) -> Self {
-        Handled {
+        Dispatched {
             reply,
             diagnostic: None,
         }
@@ -59,11 +59,11 @@ impl From<Reply> for Handled {
 
 /// The reply to a refusal or failure: the error's status, code and public message, its detail
 /// to the log. Every error reply of the server is built here.
-pub fn refuse(error: &Error, id: &Json, era: Option<Era>) -> Handled {
-    Handled {
+pub fn refuse(error: &Error, id: &Json, era: Option<Era>) -> Dispatched {
+    Dispatched {
         reply: Reply::Json {
             status: error.status(era),
-            body: json::to_text(&error.to_json(id, era)),
+            body: json_write::to_text(&error.to_json(id, era)),
             headers: error.headers(),
         },
         diagnostic: error.diagnostic().map(str::to_owned),
@@ -71,14 +71,14 @@ pub fn refuse(error: &Error, id: &Json, era: Option<Era>) -> Handled {
 }
 
 /// Handles one POSTed body (an object, or a 2025-03-26 batch array).
-pub async fn handle(body: &Node<'_>, headers: &McpHeaders, ctx: &Ctx<'_>) -> Handled {
+pub async fn handle(body: &Node<'_>, headers: &McpHeaders, ctx: &Ctx<'_>) -> Dispatched {
     match body {
         Node::Array(items) => handle_batch(items, headers, ctx).await,
         single => handle_one(single, headers, ctx).await,
     }
 }
 
-async fn handle_batch(items: &[Node<'_>], headers: &McpHeaders, ctx: &Ctx<'_>) -> Handled {
+async fn handle_batch(items: &[Node<'_>], headers: &McpHeaders, ctx: &Ctx<'_>) -> Dispatched {
     let invalid = |why: &str| refuse(&Error::InvalidRequest(why.into()), &Json::Null, None);
     if items.is_empty() {
         return invalid("an empty batch");
@@ -88,11 +88,11 @@ async fn handle_batch(items: &[Node<'_>], headers: &McpHeaders, ctx: &Ctx<'_>) -
     }
     if items
         .iter()
-        .any(|m| modern_claim(m).is_some() || jsonrpc::classify(m).is_err())
+        .any(|m| stateless_claim(m).is_some() || jsonrpc::classify(m).is_err())
     {
         return invalid("a batch must hold only valid 2025-03-26 messages");
     }
-    let era = match legacy::era(headers) {
+    let era = match handshake::era(headers) {
         Ok(era) => era,
         Err(error) => return refuse(&error, &Json::Null, None),
     };
@@ -117,18 +117,18 @@ async fn handle_batch(items: &[Node<'_>], headers: &McpHeaders, ctx: &Ctx<'_>) -
             headers: Vec::new(),
         }
     };
-    Handled { reply, diagnostic }
+    Dispatched { reply, diagnostic }
 }
 
 /// The `_meta` protocol-version claim of a message, if it makes one.
-fn modern_claim<'a>(message: &'a Node<'a>) -> Option<&'a Node<'a>> {
+fn stateless_claim<'a>(message: &'a Node<'a>) -> Option<&'a Node<'a>> {
     message
         .get("params")?
         .get("_meta")?
         .get(META_PROTOCOL_VERSION)
 }
 
-async fn handle_one(value: &Node<'_>, headers: &McpHeaders, ctx: &Ctx<'_>) -> Handled {
+async fn handle_one(value: &Node<'_>, headers: &McpHeaders, ctx: &Ctx<'_>) -> Dispatched {
     let message = match jsonrpc::classify(value) {
         Ok(message) => message,
         Err(id) => {
@@ -142,7 +142,7 @@ async fn handle_one(value: &Node<'_>, headers: &McpHeaders, ctx: &Ctx<'_>) -> Ha
         Message::Request { id, method, params } => (Some(id.to_json()), method, params),
     };
     let id = id.as_ref();
-    let modern = modern_claim(value).is_some();
+    let stateless = stateless_claim(value).is_some();
     let ctx = Ctx {
         caller: Caller {
             client_info: client_info(params),
@@ -150,15 +150,15 @@ async fn handle_one(value: &Node<'_>, headers: &McpHeaders, ctx: &Ctx<'_>) -> Ha
         },
         ..*ctx
     };
-    let (era, result) = if modern {
+    let (era, result) = if stateless {
         (
-            Some(Era::Modern),
-            modern::serve(id, method, params, headers, &ctx).await,
+            Some(Era::Stateless),
+            stateless::serve(id, method, params, headers, &ctx).await,
         )
     } else {
         (
-            legacy::era(headers).ok(),
-            legacy::serve(id, method, params, headers, &ctx).await,
+            handshake::era(headers).ok(),
+            handshake::serve(id, method, params, headers, &ctx).await,
         )
     };
     match (id, result) {

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use serde_json::{json, Value as Json};
 
 use super::{version, SERVER_VERSION};
-use crate::json;
+use crate::json_write;
 use crate::render;
 
 /// The card's resource URI.
@@ -22,7 +22,7 @@ pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
 
 /// The card's HTML with its constants filled in, built once per isolate.
 static HTML: LazyLock<String> = LazyLock::new(|| {
-    let string = |s: &str| json::to_text(&Json::from(s));
+    let string = |s: &str| json_write::to_text(&Json::from(s));
     let constants = format!(
         "{{\"northStar\":{},\"focus\":{},\"protocolVersion\":{},\"version\":{}}}",
         string(render::NORTH_STAR_PREFIX),

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use serde_json::{json, Value as Json};
 
-use crate::json as json_text;
+use crate::json_write as json_text;
 use version::Era;
 
 pub const SERVER_NAME: &str = "handoff-mcp";
@@ -69,24 +69,24 @@ pub fn capabilities(era: Era) -> Json {
     capabilities
 }
 
-/// The modern `server/discover` result body, built once per isolate.
+/// The stateless `server/discover` result body, built once per isolate.
 pub fn discover() -> &'static Json {
     &DISCOVER
 }
 
 static DISCOVER: LazyLock<Json> = LazyLock::new(|| {
     json!({
-        "supportedVersions": version::SUPPORTED_MODERN,
-        "capabilities": capabilities(Era::Modern),
+        "supportedVersions": version::SUPPORTED_STATELESS,
+        "capabilities": capabilities(Era::Stateless),
         "instructions": INSTRUCTIONS,
     })
 });
 
-/// The legacy `initialize` result for a negotiated version.
+/// The handshake lane's `initialize` result for a negotiated version.
 pub fn initialize(negotiated: &'static str) -> Json {
     json!({
         "protocolVersion": negotiated,
-        "capabilities": capabilities(Era::Legacy(negotiated)),
+        "capabilities": capabilities(Era::Handshake(negotiated)),
         "serverInfo": server_info(),
         "instructions": INSTRUCTIONS,
     })

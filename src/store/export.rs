@@ -7,7 +7,7 @@
 use serde_json::json;
 
 use super::{first, int, kind, opt_text, text, Query, Row, Sql, Stmt, StoreError, Value};
-use crate::json;
+use crate::json_write;
 use crate::model::{
     Event, EventKind, Export, ExportEvent, ExportFocus, ExportProject, ExportTask, Kind,
 };
@@ -285,7 +285,9 @@ pub async fn import(
 
 /// Rows as one JSON text parameter, an array of them.
 fn array(rows: impl Iterator<Item = serde_json::Value>) -> Value {
-    Value::Text(json::to_text(&serde_json::Value::Array(rows.collect())))
+    Value::Text(json_write::to_text(&serde_json::Value::Array(
+        rows.collect(),
+    )))
 }
 
 /// An event's `what` and `kind` columns.

@@ -1,7 +1,7 @@
 //! add_task: stores a task; cleanup and record tasks are deferred (demoted = 1).
 
 use super::args::{Args, Param, Rule, BODY_MAX, PROJECT_ID};
-use super::{Annotations, Handler, Outcome, ToolDef};
+use super::{Annotations, Handler, ToolDef, ToolResult};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::model::OPEN_DEFERRED_MAX;
@@ -42,7 +42,7 @@ pub const DEF: ToolDef = ToolDef {
     handler: Handler::Write(|args, project, ctx| Box::pin(run(args, project, ctx))),
 };
 
-async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<ToolResult, Error> {
     let project_id = project.id();
     let kind = args.kind(&KIND);
     let task_id = ctx.ids.new_id();
@@ -50,7 +50,7 @@ async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<Outcom
     let anchor = match store::add_task(ctx.db, &task_id, project, body, kind, ctx.change()).await? {
         Added::New(anchor) => anchor,
         Added::Existing(existing, anchor) => {
-            return Ok(Outcome::written(
+            return Ok(ToolResult::written(
                 format!(
                     "An open {} task with this body was already there: task {existing} in project \
                      \"{project_id}\". Nothing was added; use that id.",
@@ -60,7 +60,7 @@ async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<Outcom
             ))
         }
         Added::Full => {
-            return Ok(Outcome::error(format!(
+            return Ok(ToolResult::error(format!(
                 "Project \"{project_id}\" already has {OPEN_DEFERRED_MAX} open deferred tasks, the \
                  most it keeps, so this {} task was not added and nothing was written. Complete one \
                  that is really done (get_state lists their ids), or fold this into one of them.",
@@ -68,7 +68,7 @@ async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<Outcom
             )))
         }
         Added::NoProject => {
-            return Ok(Outcome::error(format!(
+            return Ok(ToolResult::error(format!(
                 "No project \"{project_id}\" yet, so nothing was written. Call set_north_star with this \
                  project_id first, then add_task."
             )))
@@ -86,5 +86,5 @@ async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<Outcom
              does not list them; the focus stays the one thing to do now."
         )
     };
-    Ok(Outcome::written(sentence, &anchor))
+    Ok(ToolResult::written(sentence, &anchor))
 }

@@ -3,8 +3,8 @@
 //! argument, the rule and what was received. No storage and no wire envelope here.
 
 use super::ToolDef;
+use crate::json_read::Node;
 use crate::model::{self, Kind, PROJECT_ID_MAX};
-use crate::node::Node;
 use crate::render;
 
 /// Longest task id accepted (ours are 36-character UUIDs).

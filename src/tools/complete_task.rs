@@ -1,7 +1,7 @@
 //! complete_task: marks a task done, which takes it off get_state's deferred list.
 
 use super::args::{preview, Args, Param, Rule, TEXT_MAX};
-use super::{Annotations, Handler, Outcome, ToolDef};
+use super::{Annotations, Handler, ToolDef, ToolResult};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::scope::WriteReach;
@@ -44,7 +44,7 @@ pub const DEF: ToolDef = ToolDef {
     handler: Handler::WriteReach(|args, reach, ctx| Box::pin(run(args, reach, ctx))),
 };
 
-async fn run(args: &Args, reach: WriteReach<'_>, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+async fn run(args: &Args, reach: WriteReach<'_>, ctx: &Ctx<'_>) -> Result<ToolResult, Error> {
     let task_id = args.get(&TASK_ID);
     // No project_id argument: a scoped caller's one project rides in the store's WHERE, so a task
     // of another project reads as unknown, exactly like one that does not exist.
@@ -53,7 +53,7 @@ async fn run(args: &Args, reach: WriteReach<'_>, ctx: &Ctx<'_>) -> Result<Outcom
             .await?
         {
             Completion::Unknown => {
-                return Ok(Outcome::error(format!(
+                return Ok(ToolResult::error(format!(
                     "No task \"{}\". Task ids come from add_task, and get_state's reference data \
                  lists each open deferred task as task_id=….",
                     preview(task_id)
@@ -78,5 +78,5 @@ async fn run(args: &Args, reach: WriteReach<'_>, ctx: &Ctx<'_>) -> Result<Outcom
     } else {
         format!("Task {task_id} in project \"{project_id}\" was already done; nothing changed.")
     };
-    Ok(Outcome::written(sentence, &anchor))
+    Ok(ToolResult::written(sentence, &anchor))
 }

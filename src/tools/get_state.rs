@@ -2,7 +2,7 @@
 //! then the reference block with each deferred task's id.
 
 use super::args::PROJECT_ID;
-use super::{Annotations, Handler, Outcome, ToolDef};
+use super::{Annotations, Handler, ToolDef, ToolResult};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::protocol::card;
@@ -30,13 +30,13 @@ pub const DEF: ToolDef = ToolDef {
     handler: Handler::Read(|_, project, ctx| Box::pin(run(project, ctx))),
 };
 
-async fn run(project: Readable<'_>, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+async fn run(project: Readable<'_>, ctx: &Ctx<'_>) -> Result<ToolResult, Error> {
     let project_id = project.id();
     let Some(state) = store::load_state(ctx.db, project).await? else {
-        return Ok(Outcome::error(format!(
+        return Ok(ToolResult::error(format!(
             "No project \"{project_id}\" yet. Call set_north_star with this project_id to create it."
         )));
     };
     let texts = render::state_texts(&state, ctx.clock.now_ms(), ctx.focus_stale_days);
-    Ok(Outcome::ok_texts(texts.into()))
+    Ok(ToolResult::ok_texts(texts.into()))
 }

@@ -1,5 +1,5 @@
 //! The tools. One `ToolDef` per tool, in its own file with its handler, drives tools/list,
-//! argument checking and tools/call. Tools return `Outcome`s (a failure the model can act on is
+//! argument checking and tools/call. Tools return `ToolResult`s (a failure the model can act on is
 //! an `isError` outcome, not an error); they never build JSON-RPC errors and never see HTTP.
 //! Argument rules live in `args`, the tools/list entry in `schema`. The caller's scope is
 //! asked here, once, before any handler runs: a read-only token runs read-only tools only, and
@@ -18,8 +18,8 @@ mod set_north_star;
 
 use crate::context::Ctx;
 use crate::error::Error;
+use crate::json_read::Node;
 use crate::model::Anchor;
-use crate::node::Node;
 use crate::render;
 use crate::scope::{Reach, Readable, Scope, Writable, WriteReach};
 use crate::store::LocalFuture;
@@ -37,7 +37,7 @@ pub const ALL: [&ToolDef; 6] = [
 
 /// What a handler returns: its outcome, or a storage failure (an `Error`, which `call` tells as
 /// the tool's).
-pub type Run<'a> = LocalFuture<'a, Result<Outcome, Error>>;
+pub type Run<'a> = LocalFuture<'a, Result<ToolResult, Error>>;
 
 /// A tool's handler, by what it may reach: checked arguments, the proof of what the caller's
 /// scope allows it, and the request context in; the outcome out. `call` makes the proof, so the
@@ -86,14 +86,14 @@ pub struct Annotations {
 /// `is_error` results are failures the model can act on; the sentence says what happened and
 /// what to do.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
+pub struct ToolResult {
     pub texts: Vec<String>,
     pub is_error: bool,
 }
 
-impl Outcome {
+impl ToolResult {
     pub fn ok(text: String) -> Self {
-        Outcome {
+        ToolResult {
             texts: vec![text],
             is_error: false,
         }
@@ -101,7 +101,7 @@ impl Outcome {
 
     /// A success of several text items (get_state: the contract, then the reference block).
     pub fn ok_texts(texts: Vec<String>) -> Self {
-        Outcome {
+        ToolResult {
             texts,
             is_error: false,
         }
@@ -110,11 +110,11 @@ impl Outcome {
     /// A successful write: its sentence, then the project's 🎯 and ▶ lines as they now stand.
     pub fn written(sentence: String, anchor: &Anchor) -> Self {
         let anchor = render::anchor(&anchor.north_star, anchor.focus.as_ref());
-        Outcome::ok(format!("{sentence}\n{anchor}"))
+        ToolResult::ok(format!("{sentence}\n{anchor}"))
     }
 
     pub fn error(text: String) -> Self {
-        Outcome {
+        ToolResult {
             texts: vec![text],
             is_error: true,
         }
@@ -135,11 +135,11 @@ pub async fn call(
     def: &'static ToolDef,
     arguments: Option<&Node<'_>>,
     ctx: &Ctx<'_>,
-) -> Result<Outcome, Error> {
+) -> Result<ToolResult, Error> {
     let args = match args::check(def, arguments) {
         Ok(args) => args,
         Err(sentence) => {
-            return Ok(Outcome::error(format!(
+            return Ok(ToolResult::error(format!(
                 "Invalid arguments for {}: {}. Nothing was written.",
                 def.name,
                 sentence.trim_end_matches('.')
@@ -148,10 +148,10 @@ pub async fn call(
     };
     let scope = &ctx.caller.scope;
     if def.handler.writes() && scope.read_only() {
-        return Ok(Outcome::error(read_only_refusal(def)));
+        return Ok(ToolResult::error(read_only_refusal(def)));
     }
     let named = args.project_id();
-    let refused = |project| Ok(Outcome::error(out_of_reach(scope, project)));
+    let refused = |project| Ok(ToolResult::error(out_of_reach(scope, project)));
     let run = match (def.handler, named) {
         (Handler::Read(run), Some(project)) => match scope.readable(project) {
             Some(proof) => run(&args, proof, ctx),
@@ -168,7 +168,7 @@ pub async fn call(
         (Handler::Reach(run), None) => run(&args, scope.reach(), ctx),
         (Handler::WriteReach(run), _) => match scope.write_reach() {
             Some(proof) => run(&args, proof, ctx),
-            None => return Ok(Outcome::error(read_only_refusal(def))),
+            None => return Ok(ToolResult::error(read_only_refusal(def))),
         },
         (Handler::Read(_) | Handler::Write(_), None) => {
             return Err(Error::Internal {

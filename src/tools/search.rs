@@ -3,7 +3,7 @@
 //! to-do list; get_state's contract is untouched.
 
 use super::args::{Args, Param, Rule, TEXT_MAX};
-use super::{Annotations, Handler, Outcome, ToolDef};
+use super::{Annotations, Handler, ToolDef, ToolResult};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::render::{self, Searched};
@@ -61,7 +61,7 @@ pub const DEF: ToolDef = ToolDef {
     handler: Handler::Reach(|args, reach, ctx| Box::pin(run(args, reach, ctx))),
 };
 
-async fn run(args: &Args, reach: Reach<'_>, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+async fn run(args: &Args, reach: Reach<'_>, ctx: &Ctx<'_>) -> Result<ToolResult, Error> {
     // `tools::call` has refused a project outside the scope; with none named, a scoped token
     // searches its own project and a full one every project.
     let project = reach.only();
@@ -80,5 +80,5 @@ async fn run(args: &Args, reach: Reach<'_>, ctx: &Ctx<'_>) -> Result<Outcome, Er
         },
     )
     .await?;
-    Ok(Outcome::ok(render::records(&searched, &hits)))
+    Ok(ToolResult::ok(render::records(&searched, &hits)))
 }

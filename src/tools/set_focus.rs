@@ -1,7 +1,7 @@
 //! set_focus: replaces the project's one focus (本丸) with a single UPSERT.
 
 use super::args::{Args, Param, Rule, PROJECT_ID, TEXT_MAX};
-use super::{Annotations, Handler, Outcome, ToolDef};
+use super::{Annotations, Handler, ToolDef, ToolResult};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::scope::Writable;
@@ -54,7 +54,7 @@ pub const DEF: ToolDef = ToolDef {
     handler: Handler::Write(|args, project, ctx| Box::pin(run(args, project, ctx))),
 };
 
-async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<ToolResult, Error> {
     let project_id = project.id();
     let focus = NewFocus {
         statement: args.get(&STATEMENT),
@@ -63,12 +63,12 @@ async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<Outcom
     };
     let written = store::set_focus(ctx.db, project, focus, ctx.change()).await?;
     let Some(anchor) = written else {
-        return Ok(Outcome::error(format!(
+        return Ok(ToolResult::error(format!(
             "No project \"{project_id}\" yet, so nothing was written. Call set_north_star with this \
              project_id first, then set_focus."
         )));
     };
-    Ok(Outcome::written(
+    Ok(ToolResult::written(
         format!(
             "Set the focus (本丸) of project \"{project_id}\"; it replaces any previous focus."
         ),

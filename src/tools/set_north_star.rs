@@ -1,7 +1,7 @@
 //! set_north_star: creates the project or replaces its North Star.
 
 use super::args::{Args, Param, Rule, PROJECT_ID, TEXT_MAX};
-use super::{Annotations, Handler, Outcome, ToolDef};
+use super::{Annotations, Handler, ToolDef, ToolResult};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::scope::Writable;
@@ -35,7 +35,7 @@ pub const DEF: ToolDef = ToolDef {
     handler: Handler::Write(|args, project, ctx| Box::pin(run(args, project, ctx))),
 };
 
-async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<Outcome, Error> {
+async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<ToolResult, Error> {
     let project_id = project.id();
     let (upsert, anchor) =
         store::set_north_star(ctx.db, project, args.get(&TEXT), ctx.change()).await?;
@@ -45,5 +45,5 @@ async fn run(args: &Args, project: Writable<'_>, ctx: &Ctx<'_>) -> Result<Outcom
         ),
         Upsert::Updated => format!("Updated the North Star of project \"{project_id}\"."),
     };
-    Ok(Outcome::written(sentence, &anchor))
+    Ok(ToolResult::written(sentence, &anchor))
 }

@@ -20,8 +20,8 @@ pub use records::search_fields;
 use crate::context::{Caller, Ctx};
 use crate::error::Error;
 use crate::http::Response;
+use crate::json_read::Node;
 use crate::model;
-use crate::node::Node;
 use crate::render;
 use crate::scope::{Readable, Scope};
 use crate::store;
@@ -57,7 +57,7 @@ pub const HEADERS: [(&str, &str); 6] = [
 /// A planned web request: a page to render, or a form post whose body is to be read. `route`
 /// makes it from a path of its table and the query string (`index_cursor`, `search_fields`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub enum Page {
     /// The projects, in id order, after `after` (exclusive).
     Index {
         after: Option<String>,
@@ -87,10 +87,10 @@ pub enum Action {
     },
 }
 
-impl Action {
+impl Page {
     /// Whether the shell must read the body before `serve`.
     pub fn reads_body(&self) -> bool {
-        matches!(self, Action::Form { .. } | Action::Import { post: true })
+        matches!(self, Page::Form { .. } | Page::Import { post: true })
     }
 }
 
@@ -180,26 +180,26 @@ pub fn refusal(error: &Error) -> Response {
 }
 
 /// Carries out a planned web request (`body` is empty for a page).
-pub async fn serve(action: &Action, body: &[u8], ctx: &Ctx<'_>) -> Response {
+pub async fn serve(action: &Page, body: &[u8], ctx: &Ctx<'_>) -> Response {
     // Every project page is drawn by one call below: the page itself, a form's refusal, and the
     // page of no project that a credential outside its scope gets.
     let (id, depth, refused) = match action {
-        Action::Index { after } => {
+        Page::Index { after } => {
             return index(ctx, after.as_deref())
                 .await
                 .unwrap_or_else(|error| refusal(&error))
         }
-        Action::Project { id } => (id, Depth::Project, None),
-        Action::Search { project, fields } => {
+        Page::Project { id } => (id, Depth::Project, None),
+        Page::Search { project, fields } => {
             return records::search(ctx, project.as_deref(), fields).await
         }
-        Action::Export { project, markdown } => {
+        Page::Export { project, markdown } => {
             return records::export(ctx, project, *markdown).await
         }
-        Action::Import { post } => return records::import(ctx, *post, body).await,
-        Action::Form { project, tool } => match form(ctx, project, tool, body).await {
-            Ok(Posted::Written(response)) => return response,
-            Ok(Posted::Refused(refused)) => (project, Depth::Tool, refused),
+        Page::Import { post } => return records::import(ctx, *post, body).await,
+        Page::Form { project, tool } => match form(ctx, project, tool, body).await {
+            Ok(FormResult::Written(response)) => return response,
+            Ok(FormResult::Refused(refused)) => (project, Depth::Tool, refused),
             Err(error) => return refusal(&error),
         },
     };
@@ -258,7 +258,7 @@ async fn project(
     // get_state's two texts, from the same functions get_state runs.
     let now_ms = ctx.clock.now_ms();
     let texts = [
-        render::render(&state),
+        render::contract(&state),
         render::reference(&state, now_ms, ctx.focus_stale_days),
     ];
     let body = html::project(&html::Project {
@@ -275,7 +275,7 @@ async fn project(
 
 /// What a form post came to: a write (its 303), or the page to draw again with the tool's
 /// refusal (none when the credential may not read the project: the page of no project).
-enum Posted {
+enum FormResult {
     Written(Response),
     Refused(Option<Refused>),
 }
@@ -283,10 +283,15 @@ enum Posted {
 /// Runs a form post: the body decoded strictly, the tool called with the fields as its
 /// arguments and the project id from the URL, within that project alone (`form_scope`), then a
 /// 303 back to the project's page, or the page again showing the tool's refusal.
-async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Result<Posted, Error> {
+async fn form(
+    ctx: &Ctx<'_>,
+    project_id: &str,
+    tool: &str,
+    body: &[u8],
+) -> Result<FormResult, Error> {
     let access = access(&ctx.caller, project_id);
     if access.read.is_none() {
-        return Ok(Posted::Refused(None));
+        return Ok(FormResult::Refused(None));
     }
     let fields = form::decode(body)
         .map_err(|why| Error::InvalidRequest(format!("the form cannot be read: {why}")))?;
@@ -313,7 +318,7 @@ async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Resul
     };
     let outcome = tools::call(def, Some(&Node::Object(arguments)), &ctx).await?;
     if outcome.is_error {
-        return Ok(Posted::Refused(Some(Refused {
+        return Ok(FormResult::Refused(Some(Refused {
             tool: def.name,
             sentence: outcome.texts.join("\n"),
             fields,
@@ -324,5 +329,5 @@ async fn form(ctx: &Ctx<'_>, project_id: &str, tool: &str, body: &[u8]) -> Resul
         "location",
         format!("{}projects/{project_id}", Depth::Tool.up()),
     ));
-    Ok(Posted::Written(response))
+    Ok(FormResult::Written(response))
 }

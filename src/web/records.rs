@@ -12,7 +12,7 @@ use crate::context::Ctx;
 use crate::error::Error;
 use crate::export;
 use crate::http::{Response, MAX_BODY_BYTES};
-use crate::node::Node;
+use crate::json_read::Node;
 use crate::render;
 use crate::store::{self, Imported};
 use crate::tools::{self, args::preview, search::KINDS};
@@ -269,7 +269,7 @@ async fn run_search(
     ctx: &Ctx<'_>,
     project: Option<&str>,
     fields: &[(String, String)],
-) -> Result<Option<tools::Outcome>, Error> {
+) -> Result<Option<tools::ToolResult>, Error> {
     if fields.is_empty() {
         return Ok(None);
     }

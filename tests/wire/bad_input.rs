@@ -8,9 +8,9 @@ use std::panic::{self, AssertUnwindSafe};
 use handoff_mcp::http::MAX_BODY_BYTES;
 use serde_json::{json, Value as Json};
 
-use crate::support::{meta, Server, MODERN};
+use crate::support::{meta, Server, STATELESS};
 
-const LEGACY: &str = "2025-11-25";
+const HANDSHAKE: &str = "2025-11-25";
 const PROJECT_RULE: &str = "project_id must be 1-64 characters of ASCII letters, digits";
 const KIND_RULE: &str = "kind must be one of main, cleanup, record";
 
@@ -68,27 +68,27 @@ fn raw(name: impl Into<String>, body: impl Into<Vec<u8>>, expect: Expect) -> Cas
 
 #[derive(Clone, Copy, Debug)]
 enum Lane {
-    Modern,
-    Legacy,
+    Stateless,
+    Handshake,
 }
 
-const LANES: [Lane; 2] = [Lane::Modern, Lane::Legacy];
+const LANES: [Lane; 2] = [Lane::Stateless, Lane::Handshake];
 
 /// A tools/call with the given params object, sent the way a well-behaved client of `lane` would
-/// (the modern lane repeats the name in Mcp-Name, base64-encoded so any name can travel).
+/// (the stateless lane repeats the name in Mcp-Name, base64-encoded so any name can travel).
 fn call_params(lane: Lane, name: impl Into<String>, mut params: Json, expect: Expect) -> Case {
     let mut headers = Vec::new();
     match lane {
-        Lane::Modern => {
+        Lane::Stateless => {
             params["_meta"] = meta();
-            headers.push(("MCP-Protocol-Version", MODERN.to_owned()));
+            headers.push(("MCP-Protocol-Version", STATELESS.to_owned()));
             headers.push(("Mcp-Method", "tools/call".to_owned()));
             if let Some(tool) = params["name"].as_str() {
                 let encoded = format!("=?base64?{}?=", base64(tool.as_bytes()));
                 headers.push(("Mcp-Name", encoded));
             }
         }
-        Lane::Legacy => headers.push(("MCP-Protocol-Version", LEGACY.to_owned())),
+        Lane::Handshake => headers.push(("MCP-Protocol-Version", HANDSHAKE.to_owned())),
     }
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
     Case {
@@ -532,28 +532,28 @@ fn odd_ids() {
             Expect::Accepted,
         ));
     }
-    let mut modern = json!({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "complete_task", "arguments": {"task_id": "task-1"}, "_meta": meta()}});
+    let mut stateless = json!({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "complete_task", "arguments": {"task_id": "task-1"}, "_meta": meta()}});
     cases.push(Case {
-        name: "modern notification tools/call complete_task".into(),
+        name: "stateless notification tools/call complete_task".into(),
         path: None,
         headers: vec![
-            ("MCP-Protocol-Version", MODERN.into()),
+            ("MCP-Protocol-Version", STATELESS.into()),
             ("Mcp-Method", "tools/call".into()),
             ("Mcp-Name", "complete_task".into()),
         ],
-        body: modern.to_string().into_bytes(),
+        body: stateless.to_string().into_bytes(),
         expect: Expect::Accepted,
     });
-    modern["id"] = json!(null);
+    stateless["id"] = json!(null);
     cases.push(Case {
-        name: "modern tools/call with id null".into(),
+        name: "stateless tools/call with id null".into(),
         path: None,
         headers: vec![
-            ("MCP-Protocol-Version", MODERN.into()),
+            ("MCP-Protocol-Version", STATELESS.into()),
             ("Mcp-Method", "tools/call".into()),
             ("Mcp-Name", "complete_task".into()),
         ],
-        body: modern.to_string().into_bytes(),
+        body: stateless.to_string().into_bytes(),
         expect: invalid_no_id(),
     });
     run("ids", cases);
@@ -562,7 +562,9 @@ fn odd_ids() {
 /// Each tool's parameters as tools/list gives them: (tool, [(param, required)]).
 fn tool_params() -> Vec<(String, Vec<(String, bool)>)> {
     let s = Server::new();
-    let list = s.legacy(LEGACY, json!(1), "tools/list", json!({})).json();
+    let list = s
+        .handshake(HANDSHAKE, json!(1), "tools/list", json!({}))
+        .json();
     list["result"]["tools"]
         .as_array()
         .unwrap()
@@ -700,34 +702,34 @@ fn wrong_types_unknown_and_missing_arguments_for_every_tool() {
             cases.push(call_params(lane, label, params, rpc(200, -32602)));
         }
     }
-    // A name that is not a string: the legacy lane says so; the modern lane cannot match it
+    // A name that is not a string: the handshake lane says so; the stateless lane cannot match it
     // against Mcp-Name, so it is a header mismatch there.
     for name in [json!(5), json!(null), json!(["get_state"]), json!({})] {
         let params = json!({"name": name, "arguments": {"project_id": "p1"}});
         cases.push(call_params(
-            Lane::Legacy,
+            Lane::Handshake,
             format!("name {name}"),
             params,
             rpc(200, -32602),
         ));
-        let mut modern = call_params(
-            Lane::Modern,
+        let mut stateless = call_params(
+            Lane::Stateless,
             format!("name {name}"),
             json!({"name": name, "arguments": {"project_id": "p1"}}),
             rpc(400, -32020),
         );
-        modern.headers.push(("Mcp-Name", "get_state".into()));
-        cases.push(modern);
+        stateless.headers.push(("Mcp-Name", "get_state".into()));
+        cases.push(stateless);
     }
     let params = json!({"arguments": {"project_id": "p1"}});
     cases.push(call_params(
-        Lane::Legacy,
+        Lane::Handshake,
         "no name",
         params.clone(),
         rpc(200, -32602),
     ));
     cases.push(call_params(
-        Lane::Modern,
+        Lane::Stateless,
         "no name",
         params,
         rpc(400, -32020),
@@ -778,7 +780,7 @@ fn texts_with_control_characters_blanks_and_over_the_limit() {
         for (tool_name, param, _) in TEXTS {
             let args = text_args(tool_name, param, &format!("a{ch}b"));
             let said = format!("{param} contains the control character U+{c:04X}");
-            cases.push(call(Lane::Modern, tool_name, args, tool(said)));
+            cases.push(call(Lane::Stateless, tool_name, args, tool(said)));
         }
     }
     for lane in LANES {
@@ -804,7 +806,7 @@ fn texts_with_control_characters_blanks_and_over_the_limit() {
             if !blank_ok {
                 let args = text_args(tool_name, param, blank);
                 cases.push(call(
-                    Lane::Modern,
+                    Lane::Stateless,
                     tool_name,
                     args,
                     tool(format!("{param} is empty")),
@@ -925,7 +927,7 @@ fn project_id_task_id_and_kind_rules() {
 /// A tools/call the server must accept; returns its result.
 fn accepted(s: &Server, tool_name: &str, args: Json) -> Result<Json, String> {
     let params = json!({"name": tool_name, "arguments": args});
-    let reply = s.modern(json!(1), "tools/call", params);
+    let reply = s.stateless(json!(1), "tools/call", params);
     let body: Json = serde_json::from_str(&reply.body).map_err(|e| format!("not JSON: {e}"))?;
     if reply.status != 200 || body["result"]["isError"] != false {
         return Err(format!("{tool_name} refused: {}", clip(&reply.body)));
@@ -1107,7 +1109,7 @@ fn authorization_headers() {
     // the full token's says p9 does not exist, the read-only token's refuses the write.
     let focus_p9 = |expect: Expect| {
         call(
-            Lane::Legacy,
+            Lane::Handshake,
             "set_focus",
             json!({"project_id": "p9", "statement": "s"}),
             expect,
@@ -1177,7 +1179,7 @@ fn authorization_headers() {
             "/mcp",
             &[&read_only],
             call(
-                Lane::Legacy,
+                Lane::Handshake,
                 "set_north_star",
                 json!({"project_id": "p1", "text": "x"}),
                 tool("set_north_star was refused: this token is read-only"),

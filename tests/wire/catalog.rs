@@ -29,7 +29,7 @@ fn result(reply: crate::support::Reply) -> Json {
 #[test]
 fn resources_list_names_every_project_with_private_hints() {
     let s = seeded();
-    let listed = result(s.modern(json!(1), "resources/list", json!({})));
+    let listed = result(s.stateless(json!(1), "resources/list", json!({})));
     assert_eq!(
         listed,
         json!({
@@ -40,8 +40,10 @@ fn resources_list_names_every_project_with_private_hints() {
             "resultType": "complete", "ttlMs": 0, "cacheScope": "private", "_meta": server_meta(),
         })
     );
-    let legacy = result(s.legacy("2025-11-25", json!(1), "resources/list", json!({})));
-    assert!(legacy.get("ttlMs").is_none() && legacy["resources"].as_array().unwrap().len() == 2);
+    let handshake = result(s.handshake("2025-11-25", json!(1), "resources/list", json!({})));
+    assert!(
+        handshake.get("ttlMs").is_none() && handshake["resources"].as_array().unwrap().len() == 2
+    );
 }
 
 /// The projects of `s`, page by page: each page's names, and whether it offered a next cursor.
@@ -50,7 +52,7 @@ fn resource_pages(s: &Server) -> Vec<(Vec<String>, bool)> {
     let mut cursor: Option<String> = None;
     loop {
         let params = cursor.as_ref().map_or(json!({}), |c| json!({"cursor": c}));
-        let page = result(s.modern(json!(1), "resources/list", params));
+        let page = result(s.stateless(json!(1), "resources/list", params));
         cursor = page
             .get("nextCursor")
             .and_then(Json::as_str)
@@ -102,7 +104,7 @@ fn resources_list_pages_by_cursor() {
         assert_eq!(cursors, want, "{projects} projects");
     }
     let s = Server::new();
-    let reply = s.modern(
+    let reply = s.stateless(
         json!(2),
         "resources/list",
         json!({"cursor": "not a cursor!"}),
@@ -113,7 +115,7 @@ fn resources_list_pages_by_cursor() {
 #[test]
 fn resources_read_returns_the_contract_text() {
     let s = seeded();
-    let read = result(s.modern(
+    let read = result(s.stateless(
         json!(1),
         "resources/read",
         json!({"uri": "handoff://projects/alpha/state"}),
@@ -140,7 +142,7 @@ fn a_missing_resource_is_invalid_params_with_its_uri_then_resource_not_found_in_
         "test://nonexistent",
         "handoff://projects/a b/state",
     ] {
-        let reply = s.modern(json!(0), "resources/read", json!({"uri": uri}));
+        let reply = s.stateless(json!(0), "resources/read", json!({"uri": uri}));
         let body = reply.json();
         assert_eq!(
             (
@@ -152,23 +154,23 @@ fn a_missing_resource_is_invalid_params_with_its_uri_then_resource_not_found_in_
             "{uri}"
         );
         assert_eq!(body["error"]["data"], json!({"uri": uri}));
-        let legacy = s
-            .legacy(
+        let handshake = s
+            .handshake(
                 "2025-11-25",
                 json!(0),
                 "resources/read",
                 json!({"uri": uri}),
             )
             .json();
-        assert_eq!(legacy["error"]["code"], -32002);
-        assert_eq!(legacy["error"]["data"], json!({"uri": uri}));
+        assert_eq!(handshake["error"]["code"], -32002);
+        assert_eq!(handshake["error"]["data"], json!({"uri": uri}));
     }
 }
 
 #[test]
 fn templates_are_static_and_public() {
     let s = Server::new();
-    let templates = result(s.modern(json!(1), "resources/templates/list", json!({})));
+    let templates = result(s.stateless(json!(1), "resources/templates/list", json!({})));
     assert_eq!(
         templates["resourceTemplates"][0]["uriTemplate"],
         "handoff://projects/{project_id}/state"
@@ -182,14 +184,14 @@ fn templates_are_static_and_public() {
 #[test]
 fn the_resume_prompt() {
     let s = seeded();
-    let listed = result(s.modern(json!(1), "prompts/list", json!({})));
+    let listed = result(s.stateless(json!(1), "prompts/list", json!({})));
     assert_eq!(listed["prompts"][0]["name"], "resume");
     assert_eq!(
         listed["prompts"][0]["arguments"],
         json!([{"name": "project_id", "description": "The project's id, e.g. \"handoff-mcp\".", "required": true}])
     );
     assert_eq!(listed["cacheScope"], "public");
-    let got = result(s.modern(
+    let got = result(s.stateless(
         json!(2),
         "prompts/get",
         json!({"name": "resume", "arguments": {"project_id": "alpha"}}),
@@ -215,7 +217,7 @@ fn prompt_errors_are_invalid_params() {
         json!({"name": "resume", "arguments": {"project_id": "has space"}}),
         json!({"name": "resume", "arguments": {"project_id": "ghost"}}),
     ] {
-        let reply = s.modern(json!("x"), "prompts/get", params.clone());
+        let reply = s.stateless(json!("x"), "prompts/get", params.clone());
         let body = reply.json();
         assert_eq!(
             (body["id"].clone(), body["error"]["code"].clone()),
@@ -240,7 +242,7 @@ fn catalog_reads_are_one_round_trip() {
         ),
     ] {
         let before = s.db.batches.get();
-        result(s.modern(json!(1), method, params));
+        result(s.stateless(json!(1), method, params));
         assert_eq!(s.db.batches.get() - before, 1, "{method}");
     }
 }

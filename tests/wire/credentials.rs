@@ -438,7 +438,7 @@ fn resources_and_the_prompt_obey_the_scope() {
     let s = scoped();
     for token in [RW, RO] {
         both_ways(&s, token, |way| {
-            let listed = s.modern(json!(1), "resources/list", json!({})).json();
+            let listed = s.stateless(json!(1), "resources/list", json!({})).json();
             let uris: Vec<&str> = listed["result"]["resources"]
                 .as_array()
                 .unwrap()
@@ -447,14 +447,14 @@ fn resources_and_the_prompt_obey_the_scope() {
                 .collect();
             assert_eq!(uris, ["handoff://projects/alpha/state"], "{token} {way}");
             let listed = s
-                .modern(json!(1), "resources/list", json!({"cursor": "alpha"}))
+                .stateless(json!(1), "resources/list", json!({"cursor": "alpha"}))
                 .json();
             assert_eq!(listed["result"]["resources"], json!([]), "{token} {way}");
 
             for resource in ["state", "history"] {
                 let read = |project: &str| {
                     let uri = format!("handoff://projects/{project}/{resource}");
-                    s.modern(json!(2), "resources/read", json!({ "uri": uri }))
+                    s.stateless(json!(2), "resources/read", json!({ "uri": uri }))
                         .json()
                 };
                 let own = read("alpha");
@@ -476,7 +476,7 @@ fn resources_and_the_prompt_obey_the_scope() {
             }
 
             let resume = |project: &str| {
-                s.modern(
+                s.stateless(
                     json!(3),
                     "prompts/get",
                     json!({"name": "resume", "arguments": {"project_id": project}}),
@@ -502,7 +502,7 @@ fn resources_and_the_prompt_obey_the_scope() {
 }
 
 fn tool_names(s: &Server) -> (Vec<String>, Json) {
-    let result = s.modern(json!(1), "tools/list", json!({})).json()["result"].clone();
+    let result = s.stateless(json!(1), "tools/list", json!({})).json()["result"].clone();
     let names = result["tools"]
         .as_array()
         .unwrap()
@@ -539,10 +539,10 @@ fn tools_list_per_scope_and_never_shared_across_tokens() {
             ),
             "{way}"
         );
-        let legacy = s
-            .legacy("2025-11-25", json!(1), "tools/list", json!({}))
+        let handshake = s
+            .handshake("2025-11-25", json!(1), "tools/list", json!({}))
             .json();
-        assert_eq!(legacy["result"]["tools"].as_array().unwrap().len(), 2);
+        assert_eq!(handshake["result"]["tools"].as_array().unwrap().len(), 2);
     });
 }
 
@@ -652,14 +652,14 @@ fn no_reply_holds_a_token() {
         ] {
             s.credential(&path, auth.as_deref());
             replies.push(s.post(&[], PING));
-            replies.push(s.modern(json!(1), "tools/list", json!({})));
-            replies.push(s.modern(json!(1), "resources/list", json!({})));
-            replies.push(s.modern(
+            replies.push(s.stateless(json!(1), "tools/list", json!({})));
+            replies.push(s.stateless(json!(1), "resources/list", json!({})));
+            replies.push(s.stateless(
                 json!(1),
                 "tools/call",
                 json!({"name": "get_state", "arguments": {"project_id": "beta"}}),
             ));
-            replies.push(s.modern(
+            replies.push(s.stateless(
                 json!(1),
                 "tools/call",
                 json!({"name": "complete_task", "arguments": {"task_id": "task-2"}}),

@@ -500,7 +500,7 @@ fn a_client_name_with_control_characters_is_kept_without_them() {
         "name": "set_north_star", "arguments": {"project_id": "p", "text": "n"}, "_meta": meta}});
     let reply = s.post(
         &[
-            ("MCP-Protocol-Version", crate::support::MODERN),
+            ("MCP-Protocol-Version", crate::support::STATELESS),
             ("Mcp-Method", "tools/call"),
             ("Mcp-Name", "set_north_star"),
         ],
@@ -517,7 +517,7 @@ fn a_client_name_with_control_characters_is_kept_without_them() {
         "name": "set_north_star", "arguments": {"project_id": "q", "text": "n"}, "_meta": meta}});
     s.post(
         &[
-            ("MCP-Protocol-Version", crate::support::MODERN),
+            ("MCP-Protocol-Version", crate::support::STATELESS),
             ("Mcp-Method", "tools/call"),
             ("Mcp-Name", "set_north_star"),
         ],

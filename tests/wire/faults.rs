@@ -288,7 +288,7 @@ fn other_surfaces_tell_the_same_sentence() {
         ),
     ] {
         s.db.faults.plan(lost_twice());
-        let reply = s.modern(json!(3), method, params);
+        let reply = s.stateless(json!(3), method, params);
         assert_eq!(reply.status, 200);
         assert_eq!(
             reply.json()["error"],

@@ -234,7 +234,7 @@ fn error_sentences_fold_the_input_they_quote() {
             json!({"project_id": "p", "body": "b", "kind": "x\u{2029}y"}),
         ),
         s.err("complete_task", json!({"task_id": "t\u{2028}u"})),
-        s.modern(
+        s.stateless(
             json!(1),
             "tools/call",
             json!({"name": "no\u{2028}tool", "arguments": {}}),
@@ -243,12 +243,12 @@ fn error_sentences_fold_the_input_they_quote() {
             .as_str()
             .unwrap()
             .to_owned(),
-        s.modern(json!(1), "prompts/get", json!({"name": "p\u{2029}q"}))
+        s.stateless(json!(1), "prompts/get", json!({"name": "p\u{2029}q"}))
             .json()["error"]["message"]
             .as_str()
             .unwrap()
             .to_owned(),
-        s.modern(
+        s.stateless(
             json!(1),
             "resources/read",
             json!({"uri": "handoff://x\u{2028}y"}),

@@ -18,7 +18,7 @@ fn project() -> Server {
 }
 
 /// A tools/call in the 2025-11-25 lane with this User-Agent (and no `_meta` client info).
-fn legacy_call(s: &Server, user_agent: Option<&str>, tool: &str, arguments: Json) -> Json {
+fn handshake_call(s: &Server, user_agent: Option<&str>, tool: &str, arguments: Json) -> Json {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": tool, "arguments": arguments}})
     .to_string();
@@ -43,14 +43,14 @@ fn every_write_is_stamped_with_the_server_clock_and_the_client() {
     s.now.set(NOW_MS + HOUR);
     s.ok("set_focus", json!({"project_id": "p", "statement": "s"}));
     s.now.set(NOW_MS + 2 * HOUR);
-    legacy_call(
+    handshake_call(
         &s,
         Some("claude-code/2.1.332 (external, cli)"),
         "add_task",
         json!({"project_id": "p", "body": "b", "kind": "cleanup"}),
     );
     s.now.set(NOW_MS + 3 * HOUR);
-    legacy_call(
+    handshake_call(
         &s,
         None,
         "complete_task",
@@ -149,19 +149,19 @@ fn stored_text_cannot_forge_a_history_line() {
 #[test]
 fn attribution_prefers_meta_client_info_then_the_user_agent_then_unknown() {
     let s = project();
-    legacy_call(
+    handshake_call(
         &s,
         Some("claude-code/2.1.332 (external, cli)"),
         "set_focus",
         json!({"project_id": "p", "statement": "a"}),
     );
-    legacy_call(
+    handshake_call(
         &s,
         None,
         "set_focus",
         json!({"project_id": "p", "statement": "b"}),
     );
-    legacy_call(
+    handshake_call(
         &s,
         Some("Bad\u{7f}Agent"),
         "set_focus",
@@ -245,7 +245,7 @@ fn a_retried_add_task_returns_the_open_task_and_adds_nothing() {
 fn the_history_resource_is_listed_as_a_template_and_read_like_the_state() {
     let s = project();
     let templates = s
-        .modern(json!(1), "resources/templates/list", json!({}))
+        .stateless(json!(1), "resources/templates/list", json!({}))
         .json();
     let uris: Vec<&str> = templates["result"]["resourceTemplates"]
         .as_array()
@@ -260,7 +260,7 @@ fn the_history_resource_is_listed_as_a_template_and_read_like_the_state() {
             "handoff://projects/{project_id}/history"
         ]
     );
-    let missing = s.modern(
+    let missing = s.stateless(
         json!(2),
         "resources/read",
         json!({"uri": "handoff://projects/nope/history"}),

@@ -671,7 +671,7 @@ fn a_text_is_clipped_only_beyond_the_clip_and_at_most_to_its_end() {
 #[test]
 fn the_search_tool_is_listed_read_only_with_its_arguments() {
     let s = Server::new();
-    let listed = s.modern(json!(1), "tools/list", json!({})).json();
+    let listed = s.stateless(json!(1), "tools/list", json!({})).json();
     let entry = listed["result"]["tools"]
         .as_array()
         .unwrap()

@@ -14,7 +14,7 @@ use serde_json::{json, Value as Json};
 
 pub use handoff_mcp::sqlite::block_on;
 
-pub const MODERN: &str = "2026-07-28";
+pub const STATELESS: &str = "2026-07-28";
 /// The pinned clock of every test server: 2026-12-01 08:00 UTC.
 pub const NOW_MS: i64 = 1_796_112_000_000;
 
@@ -254,7 +254,7 @@ impl Server {
     }
 
     /// A well-formed 2026-07-28 request; returns the whole reply.
-    pub fn modern(&self, id: Json, method: &str, mut params: Json) -> Reply {
+    pub fn stateless(&self, id: Json, method: &str, mut params: Json) -> Reply {
         params["_meta"] = meta();
         let name = params
             .get("name")
@@ -263,7 +263,7 @@ impl Server {
             .map(str::to_owned);
         let body =
             json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
-        let mut headers = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)];
+        let mut headers = vec![("MCP-Protocol-Version", STATELESS), ("Mcp-Method", method)];
         if let Some(name) = &name {
             headers.push(("Mcp-Name", name.as_str()));
         }
@@ -271,15 +271,15 @@ impl Server {
     }
 
     /// A 2025-era request with the given MCP-Protocol-Version header.
-    pub fn legacy(&self, version: &str, id: Json, method: &str, params: Json) -> Reply {
+    pub fn handshake(&self, version: &str, id: Json, method: &str, params: Json) -> Reply {
         let body =
             json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
         self.post(&[("MCP-Protocol-Version", version)], &body)
     }
 
-    /// tools/call in the modern era; returns the result object (panics on a JSON-RPC error).
+    /// tools/call in the stateless era; returns the result object (panics on a JSON-RPC error).
     pub fn call(&self, tool: &str, arguments: Json) -> Json {
-        let reply = self.modern(
+        let reply = self.stateless(
             json!(1),
             "tools/call",
             json!({"name": tool, "arguments": arguments}),
@@ -305,9 +305,9 @@ impl Server {
         result["content"][0]["text"].as_str().unwrap().to_owned()
     }
 
-    /// The text of a resource, read in the modern era (panics on a JSON-RPC error).
+    /// The text of a resource, read in the stateless era (panics on a JSON-RPC error).
     pub fn read(&self, uri: &str) -> String {
-        let reply = self.modern(json!(1), "resources/read", json!({"uri": uri}));
+        let reply = self.stateless(json!(1), "resources/read", json!({"uri": uri}));
         let body = reply.json();
         assert!(body.get("error").is_none(), "{body}");
         body["result"]["contents"][0]["text"]
@@ -354,7 +354,7 @@ pub fn text(result: &Json) -> String {
 
 pub fn meta() -> Json {
     json!({
-        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/protocolVersion": STATELESS,
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": "wire-test", "version": "0"},
     })

@@ -329,7 +329,7 @@ fn json_hostile_strings_round_trip() {
 #[test]
 fn get_state_description_ends_with_the_fixed_sentence() {
     let s = Server::new();
-    let tools = s.modern(json!(1), "tools/list", json!({})).json()["result"]["tools"].clone();
+    let tools = s.stateless(json!(1), "tools/list", json!({})).json()["result"]["tools"].clone();
     let description = tools[0]["description"].as_str().unwrap();
     assert_eq!(tools[0]["name"], "get_state");
     assert!(description.ends_with(

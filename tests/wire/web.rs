@@ -275,7 +275,7 @@ pub fn forms(body: &str) -> Vec<(String, Vec<String>)> {
 #[test]
 fn each_form_is_a_write_tool_with_its_argument_names() {
     let s = seeded();
-    let listed = s.modern(json!(1), "tools/list", json!({})).json();
+    let listed = s.stateless(json!(1), "tools/list", json!({})).json();
     let params = |tool: &str| -> Vec<String> {
         let entry = listed["result"]["tools"]
             .as_array()
@@ -582,8 +582,8 @@ const CARD: &str = "ui://handoff-mcp/state-card.html";
 fn get_state_names_its_card_and_its_result_stays_text() {
     let s = seeded();
     for listed in [
-        s.modern(json!(1), "tools/list", json!({})).json(),
-        s.legacy("2025-06-18", json!(1), "tools/list", json!({}))
+        s.stateless(json!(1), "tools/list", json!({})).json(),
+        s.handshake("2025-06-18", json!(1), "tools/list", json!({}))
             .json(),
     ] {
         for tool in listed["result"]["tools"].as_array().unwrap() {
@@ -607,8 +607,8 @@ fn get_state_names_its_card_and_its_result_stays_text() {
 fn the_card_is_a_readable_mcp_app_resource() {
     let s = seeded();
     for reply in [
-        s.modern(json!(1), "resources/read", json!({"uri": CARD})),
-        s.legacy(
+        s.stateless(json!(1), "resources/read", json!({"uri": CARD})),
+        s.handshake(
             "2025-11-25",
             json!(1),
             "resources/read",
@@ -644,7 +644,7 @@ fn the_card_is_a_readable_mcp_app_resource() {
         }
     }
     // Hosts find the card through the tool; the list stays the projects.
-    let listed = s.modern(json!(1), "resources/list", json!({})).json();
+    let listed = s.stateless(json!(1), "resources/list", json!({})).json();
     let uris: Vec<&str> = listed["result"]["resources"]
         .as_array()
         .unwrap()
@@ -652,7 +652,7 @@ fn the_card_is_a_readable_mcp_app_resource() {
         .map(|r| r["uri"].as_str().unwrap())
         .collect();
     assert_eq!(uris, ["handoff://projects/p1/state"]);
-    let similar = s.modern(
+    let similar = s.stateless(
         json!(1),
         "resources/read",
         json!({"uri": "ui://handoff-mcp/other"}),

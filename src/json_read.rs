@@ -96,7 +96,7 @@ impl<'a> Node<'a> {
     }
 
     /// The same tree owning all of its strings, to outlive the body it was read from (the
-    /// legacy stream answers after the POST that carried the message has been answered).
+    /// HTTP+SSE stream answers after the POST that carried the message has been answered).
     pub fn into_owned(self) -> Node<'static> {
         let owned = |s: Cow<'a, str>| Cow::Owned(s.into_owned());
         match self {

@@ -41,7 +41,7 @@ fn initialize_negotiates_without_a_session() {
 }
 
 #[test]
-fn initialize_with_a_modern_header_is_a_header_mismatch() {
+fn initialize_with_a_stateless_header_is_a_header_mismatch() {
     let s = Server::new();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}}});
     let reply = s.post(&[("MCP-Protocol-Version", "2026-07-28")], &body.to_string());
@@ -65,16 +65,17 @@ fn initialized_notification_and_posted_responses_get_202() {
 fn ping_list_and_call_without_envelope_fields() {
     let s = Server::new();
     assert_eq!(
-        s.legacy("2025-11-25", json!(0), "ping", json!({})).json(),
+        s.handshake("2025-11-25", json!(0), "ping", json!({}))
+            .json(),
         json!({"jsonrpc": "2.0", "id": 0, "result": {}})
     );
     let list = s
-        .legacy("2025-11-25", json!(1), "tools/list", json!({}))
+        .handshake("2025-11-25", json!(1), "tools/list", json!({}))
         .json();
     assert!(list["result"].get("resultType").is_none() && list["result"].get("ttlMs").is_none());
     // One tool list for every era: no outputSchema, so no client may expect structuredContent.
     let old = s
-        .legacy("2025-03-26", json!(1), "tools/list", json!({}))
+        .handshake("2025-03-26", json!(1), "tools/list", json!({}))
         .json();
     assert_eq!(old["result"], list["result"]);
     assert!(list["result"]["tools"]
@@ -83,7 +84,7 @@ fn ping_list_and_call_without_envelope_fields() {
         .iter()
         .all(|t| t.get("outputSchema").is_none()));
     let call = s
-        .legacy(
+        .handshake(
             "2025-11-25",
             json!(2),
             "tools/call",
@@ -98,7 +99,7 @@ fn ping_list_and_call_without_envelope_fields() {
         .unwrap()
         .starts_with("Created project \"p\""));
     let call = s
-        .legacy(
+        .handshake(
             "2025-03-26",
             json!(3),
             "tools/call",
@@ -125,7 +126,7 @@ fn the_version_header_rule() {
         ),
         (400, json!(-32000), json!(1))
     );
-    // Modern header, no _meta: the modern lane's missing-_meta error.
+    // Stateless header, no _meta: the stateless lane's missing-_meta error.
     let reply = s.post(&[("MCP-Protocol-Version", "2026-07-28")], &body);
     assert_eq!(
         (reply.status, reply.json()["error"]["code"].clone()),
@@ -136,7 +137,7 @@ fn the_version_header_rule() {
 #[test]
 fn unknown_methods_are_in_band() {
     let s = Server::new();
-    let reply = s.legacy(
+    let reply = s.handshake(
         "2025-11-25",
         json!(7),
         "resources/subscribe",
@@ -155,7 +156,7 @@ fn unknown_methods_are_in_band() {
 #[test]
 fn logging_set_level_is_accepted_and_changes_nothing() {
     let s = Server::new();
-    let reply = s.legacy(
+    let reply = s.handshake(
         "2025-11-25",
         json!(1),
         "logging/setLevel",

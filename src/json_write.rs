@@ -1,6 +1,6 @@
 //! JSON text out: a `serde_json::Value` written as compact JSON, byte for byte what
 //! `serde_json::to_string` writes, and the string escape it uses. Every JSON string the server
-//! sends is escaped here (`push_string`): reply bodies, the legacy stream's message events, the
+//! sends is escaped here (`push_string`): reply bodies, the HTTP+SSE stream's message events, the
 //! card's constants; the one text written around them elsewhere is a tools/call result and a
 //! success's head (`dispatch::methods`, `jsonrpc::Success`, each held to `to_text` of the same
 //! `Value` by a test). No parsing (serde_json reads).

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value as Json};
 
-use crate::support::{meta, server_meta, Server, MODERN};
+use crate::support::{meta, server_meta, Server, STATELESS};
 
 fn error_of(reply: &crate::support::Reply) -> (u16, Json, i64) {
     let body = reply.json();
@@ -18,7 +18,7 @@ fn error_of(reply: &crate::support::Reply) -> (u16, Json, i64) {
 #[test]
 fn discover_is_exact() {
     let s = Server::new();
-    let reply = s.modern(json!(1), "server/discover", json!({}));
+    let reply = s.stateless(json!(1), "server/discover", json!({}));
     assert_eq!(reply.status, 200);
     assert_eq!(reply.header("content-type"), Some("application/json"));
     assert_eq!(reply.header("mcp-session-id"), None);
@@ -45,8 +45,8 @@ fn discover_is_exact() {
 #[test]
 fn tools_list_is_deterministic_strict_and_cacheable() {
     let s = Server::new();
-    let first = s.modern(json!("a"), "tools/list", json!({})).json();
-    let second = s.modern(json!("a"), "tools/list", json!({})).json();
+    let first = s.stateless(json!("a"), "tools/list", json!({})).json();
+    let second = s.stateless(json!("a"), "tools/list", json!({})).json();
     assert_eq!(first, second);
     let result = &first["result"];
     assert_eq!(
@@ -101,7 +101,7 @@ fn tools_list_is_deterministic_strict_and_cacheable() {
 #[test]
 fn tool_results_carry_the_envelope() {
     let s = Server::new();
-    let reply = s.modern(
+    let reply = s.stateless(
         json!(0),
         "tools/call",
         json!({"name": "set_north_star", "arguments": {"project_id": "p", "text": "t"}}),
@@ -117,16 +117,16 @@ fn tool_results_carry_the_envelope() {
 fn meta_problems_are_400_invalid_params() {
     let s = Server::new();
     let headers = [
-        ("MCP-Protocol-Version", MODERN),
+        ("MCP-Protocol-Version", STATELESS),
         ("Mcp-Method", "tools/list"),
     ];
     let bodies = [
-        // The header names the modern revision but there is no _meta at all.
+        // The header names the stateless revision but there is no _meta at all.
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}}),
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": MODERN}}}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": STATELESS}}}),
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": 20260728, "io.modelcontextprotocol/clientCapabilities": {}}}}),
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": []}}}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": STATELESS, "io.modelcontextprotocol/clientCapabilities": []}}}),
     ];
     for body in bodies {
         let reply = s.post(&headers, &body.to_string());
@@ -138,10 +138,10 @@ fn meta_problems_are_400_invalid_params() {
 fn client_info_is_optional() {
     let s = Server::new();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
-        "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}}});
+        "io.modelcontextprotocol/protocolVersion": STATELESS, "io.modelcontextprotocol/clientCapabilities": {}}}});
     let reply = s.post(
         &[
-            ("MCP-Protocol-Version", MODERN),
+            ("MCP-Protocol-Version", STATELESS),
             ("Mcp-Method", "tools/list"),
         ],
         &body.to_string(),
@@ -161,14 +161,14 @@ fn versions_and_version_headers() {
     // Header and body disagree: -32020 even though the body version is unsupported.
     let reply = s.post(
         &[
-            ("MCP-Protocol-Version", MODERN),
+            ("MCP-Protocol-Version", STATELESS),
             ("Mcp-Method", "tools/list"),
         ],
         &with_version("v999.0.0"),
     );
     assert_eq!(error_of(&reply), (400, json!(9), -32020));
     // Missing header.
-    let reply = s.post(&[("Mcp-Method", "tools/list")], &with_version(MODERN));
+    let reply = s.post(&[("Mcp-Method", "tools/list")], &with_version(STATELESS));
     assert_eq!(error_of(&reply), (400, json!(9), -32020));
     // Agreeing but unsupported: -32022 naming both sides.
     for v in ["v999.0.0", "2099-01-01", "2025-11-25"] {
@@ -212,7 +212,7 @@ fn mcp_name_repeats_each_methods_name() {
         let body =
             json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}).to_string();
         let headers = |mcp_name: Option<&'static str>| {
-            let mut headers = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)];
+            let mut headers = vec![("MCP-Protocol-Version", STATELESS), ("Mcp-Method", method)];
             headers.extend(mcp_name.map(|n| ("Mcp-Name", n)));
             headers
         };
@@ -239,28 +239,28 @@ fn routing_headers_must_match_the_body() {
     let s = Server::new();
     let call = json!({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": {"name": "get_state", "arguments": {"project_id": "p"}, "_meta": meta()}}).to_string();
     let bad: &[&[(&str, &str)]] = &[
-        &[("MCP-Protocol-Version", MODERN)],
+        &[("MCP-Protocol-Version", STATELESS)],
         &[
-            ("MCP-Protocol-Version", MODERN),
+            ("MCP-Protocol-Version", STATELESS),
             ("Mcp-Method", "tools/list"),
             ("Mcp-Name", "get_state"),
         ],
         &[
-            ("MCP-Protocol-Version", MODERN),
+            ("MCP-Protocol-Version", STATELESS),
             ("Mcp-Method", "TOOLS/CALL"),
             ("Mcp-Name", "get_state"),
         ],
         &[
-            ("MCP-Protocol-Version", MODERN),
+            ("MCP-Protocol-Version", STATELESS),
             ("Mcp-Method", "tools/call"),
         ],
         &[
-            ("MCP-Protocol-Version", MODERN),
+            ("MCP-Protocol-Version", STATELESS),
             ("Mcp-Method", "tools/call"),
             ("Mcp-Name", "set_focus"),
         ],
         &[
-            ("MCP-Protocol-Version", MODERN),
+            ("MCP-Protocol-Version", STATELESS),
             ("Mcp-Method", "tools/call"),
             ("Mcp-Name", "=?base64?!!!!?="),
         ],
@@ -271,7 +271,7 @@ fn routing_headers_must_match_the_body() {
     }
     let good: &[&[(&str, &str)]] = &[
         &[
-            ("mcp-protocol-version", MODERN),
+            ("mcp-protocol-version", STATELESS),
             ("mcp-method", "tools/call"),
             ("mcp-name", "get_state"),
         ],
@@ -281,7 +281,7 @@ fn routing_headers_must_match_the_body() {
             ("Mcp-Name", "\tget_state "),
         ],
         &[
-            ("MCP-Protocol-Version", MODERN),
+            ("MCP-Protocol-Version", STATELESS),
             ("Mcp-Method", "=?base64?dG9vbHMvY2FsbA==?="),
             ("Mcp-Name", "=?base64?Z2V0X3N0YXRl?="),
         ],
@@ -308,12 +308,12 @@ fn methods_outside_the_revision_are_404_method_not_found() {
     ] {
         let mut params = json!({"_meta": meta()});
         if method == "initialize" {
-            params["protocolVersion"] = json!(MODERN);
+            params["protocolVersion"] = json!(STATELESS);
         }
         let body =
             json!({"jsonrpc": "2.0", "id": "x-1", "method": method, "params": params}).to_string();
         let reply = s.post(
-            &[("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)],
+            &[("MCP-Protocol-Version", STATELESS), ("Mcp-Method", method)],
             &body,
         );
         assert_eq!(error_of(&reply), (404, json!("x-1"), -32601), "{method}");
@@ -323,7 +323,7 @@ fn methods_outside_the_revision_are_404_method_not_found() {
 #[test]
 fn unknown_tools_and_malformed_calls_are_invalid_params() {
     let s = Server::new();
-    let reply = s.modern(
+    let reply = s.stateless(
         json!(3),
         "tools/call",
         json!({"name": "rm_rf", "arguments": {}}),
@@ -333,7 +333,7 @@ fn unknown_tools_and_malformed_calls_are_invalid_params() {
         reply.json()["error"]["message"],
         "Unknown tool \"rm_rf\"; the tools are get_state, set_north_star, set_focus, add_task, complete_task, search"
     );
-    let reply = s.modern(
+    let reply = s.stateless(
         json!(4),
         "tools/call",
         json!({"name": "get_state", "arguments": [1]}),
@@ -349,7 +349,7 @@ fn notifications_are_accepted_with_202() {
             .to_string();
     let reply = s.post(
         &[
-            ("MCP-Protocol-Version", MODERN),
+            ("MCP-Protocol-Version", STATELESS),
             ("Mcp-Method", "notifications/cancelled"),
         ],
         &body,
@@ -361,7 +361,7 @@ fn notifications_are_accepted_with_202() {
 fn a_broken_database_is_the_tool_s_error_and_leaks_nothing() {
     let s = Server::new();
     s.db.broken.set(true);
-    let reply = s.modern(
+    let reply = s.stateless(
         json!(5),
         "tools/call",
         json!({"name": "get_state", "arguments": {"project_id": "p"}}),

@@ -8,13 +8,13 @@ use super::headers::{self, McpHeaders};
 use super::methods;
 use crate::context::Ctx;
 use crate::error::Error;
-use crate::json;
+use crate::json_read::Node;
+use crate::json_write;
 use crate::jsonrpc::Success;
-use crate::node::Node;
 use crate::protocol::version::{self, Era};
 use crate::protocol::{self, Cache, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
 
-/// Serves one message of the modern lane: its success response's JSON text, or `None` for a
+/// Serves one message of the stateless lane (2026-07-28): its success response's JSON text, or `None` for a
 /// notification.
 pub async fn serve(
     id: Option<&Json>,
@@ -52,7 +52,7 @@ pub async fn serve(
             ))
         }
     }
-    if !version::is_supported_modern(claimed) {
+    if !version::is_supported_stateless(claimed) {
         return Err(Error::UnsupportedVersion {
             requested: claimed.to_owned(),
         });
@@ -67,10 +67,10 @@ pub async fn serve(
         let body_name = params.and_then(|p| p.get(field)).and_then(Node::as_str);
         headers::check("Mcp-Name", headers.name.as_deref(), body_name)?;
     }
-    let era = Era::Modern;
+    let era = Era::Stateless;
     let mut reply = Success::new(id);
     match method {
-        "server/discover" => json::push_value(
+        "server/discover" => json_write::push_value(
             reply.result(),
             &protocol::envelope(protocol::discover().clone(), era, Some(Cache::Static)),
         ),
