@@ -128,6 +128,8 @@ pub struct Index<'a> {
     /// The id to continue after, when there are more projects than this page shows.
     pub next: Option<&'a str>,
     pub now_ms: i64,
+    /// Whether the credential may write at all (a read-only one is not offered the import).
+    pub write: bool,
 }
 
 /// How long ago, roughly: minutes, then hours, then days. A clock that went backwards is "just
@@ -146,7 +148,7 @@ fn ago(at_ms: i64, now_ms: i64) -> String {
 pub fn index(v: &Index<'_>) -> String {
     page("Projects", |h| {
         h.raw("<nav>handoff-mcp</nav><h1>Projects</h1>");
-        records::list_box(h, v.up);
+        records::list_box(h, v.up, v.write);
         if v.projects.is_empty() {
             h.raw("<p class=m>No projects yet.</p>");
         }

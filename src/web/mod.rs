@@ -222,6 +222,7 @@ async fn index(ctx: &Ctx<'_>, after: Option<&str>) -> Result<Response, Error> {
         projects: &projects,
         next,
         now_ms: ctx.clock.now_ms(),
+        write: ctx.caller.scope.write_reach().is_some(),
     });
     Ok(html(200, body))
 }

@@ -53,10 +53,12 @@ pub fn project_box(h: &mut Html, up: &str, id: &str) {
     );
 }
 
-/// The list's search box, and the way to the import page.
-pub fn list_box(h: &mut Html, up: &str) {
+/// The list's search box, and the way to the import page for a credential that may write.
+pub fn list_box(h: &mut Html, up: &str, write: bool) {
     search_box(h, up, "", "");
-    h.fill("<p><a href=\"{}import\">Import a project</a></p>", &[up]);
+    if write {
+        h.fill("<p><a href=\"{}import\">Import a project</a></p>", &[up]);
+    }
 }
 
 /// A project's export, as a download: the JSON document, or its Markdown. A project the

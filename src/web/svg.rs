@@ -21,10 +21,14 @@ pub fn focus_timeline(h: &mut Html, changes: &[(i64, &str)], now_ms: i64) {
     let end = now_ms.max(changes.last().map_or(start, |c| c.0));
     let span = (end - start).max(1);
     let x = |at: i64| LEFT + (at - start) * (RIGHT - LEFT) / span;
+    let count = match changes.len() {
+        1 => "1 focus".to_owned(),
+        n => format!("{n} focus changes"),
+    };
     h.fill(
-        "<svg viewBox=\"0 0 600 56\" role=img aria-labelledby=tl><title id=tl>{} focus changes, \
+        "<svg viewBox=\"0 0 600 56\" role=img aria-labelledby=tl><title id=tl>{}, \
          {} to {} UTC</title><line x1=4 y1=22 x2=596 y2=22 stroke=currentColor stroke-opacity=.3 />",
-        &[&(changes.len() as i64).to_string(), &render::utc(start), &render::utc(end)],
+        &[&count, &render::utc(start), &render::utc(end)],
     );
     for (i, &(at, statement)) in changes.iter().enumerate() {
         let until = changes.get(i + 1).map_or(end, |next| next.0);
