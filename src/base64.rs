@@ -1,5 +1,7 @@
 //! Standard base64 decoding (RFC 4648 §4, with padding), for `=?base64?…?=` header values.
-//! Decoding only, and nothing else: the Worker links no base64 crate for one header form.
+//! Decoding only, and nothing else: the Worker links no base64 crate for one header form. The
+//! crate `base64` (0.22, its standard engine, `alloc` only) in place of this function made the
+//! Worker's wasm 1.5 KB gzip larger (169,812 → 171,364 bytes, +4,470 raw; 2026-12-05).
 
 /// Decodes `input`; `None` on any malformed input.
 pub fn decode(input: &str) -> Option<Vec<u8>> {

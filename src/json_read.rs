@@ -1,13 +1,17 @@
 //! JSON in: a request body read as a tree of `Node`s that borrows its strings from the body.
 //! serde_json does the reading (its grammar, its errors, its nesting limit of 128); this file
-//! only decides what the tree is made of. No writing here (json.rs writes every reply), and
+//! only decides what the tree is made of. No writing here (json_write.rs writes every reply), and
 //! nothing that knows JSON-RPC or MCP.
 //!
-//! It exists for speed. A `serde_json::Value` copies every key and string of a request into
-//! an allocation of its own and every object into a B-tree, then frees them all: for a tools/call
-//! of a few hundred bytes that was a fifth of the core's instructions per get_state
-//! (docs/benchmarks-history.md has the figures). Here a string without escapes is a slice of the
-//! body and an object is a list of its members in the order they came.
+//! It exists for speed, and costs bytes. A `serde_json::Value` copies every key and string of a
+//! request into an allocation of its own and every object into a B-tree, then frees them all;
+//! here a string without escapes is a slice of the body and an object is a list of its members
+//! in the order they came. Measured when it replaced `Value` (`6c64426`, 2026-12-03,
+//! docs/benchmarks-history.md, "The eighth pass"): natively 3.6–9 % fewer instructions per request (get_state
+//! 220,945 → 211,093, set_focus ×0.910, tools/list ×0.964, `scripts/instructions`), the request
+//! body's row of the Worker's profile 16 → 12 µs per get_state, and the wasm 3.5 KB gzip larger
+//! (141,567 → 145,099 bytes): `Value`'s reader left the wasm, but this reader's visitors, its
+//! borrowed key path and its conversions to `Value` are larger.
 //!
 //! What it keeps of `Value`'s meaning: a key given twice reads as its last value, as `Value`'s
 //! map keeps it; numbers are `serde_json::Number`s read as `Value` reads them.

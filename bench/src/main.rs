@@ -7,6 +7,7 @@
 mod cdp;
 mod coldstart;
 mod cpu;
+mod flags;
 mod load;
 mod native;
 mod perf;
@@ -21,6 +22,8 @@ use std::env;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
+
+use flags::Flags;
 
 const USAGE: &str = "usage:
   bench native [--rounds N] [--requests N] [--request LABEL]
@@ -38,71 +41,16 @@ const USAGE: &str = "usage:
   bench coldstart --wrangler PATH --variants NAME=DIR,NAME=DIR,... --work DIR \\
              [--starts N] [--warm N]";
 
-/// `--name value` pairs after the subcommand.
-struct Flags(Vec<(String, String)>);
-
-impl Flags {
-    fn parse(args: &[String]) -> Result<Flags, String> {
-        let mut pairs = Vec::new();
-        let mut it = args.iter();
-        while let Some(name) = it.next() {
-            let Some(name) = name.strip_prefix("--") else {
-                return Err(format!("unexpected argument {name:?}"));
-            };
-            let value = it.next().ok_or_else(|| format!("--{name} needs a value"))?;
-            pairs.push((name.to_owned(), value.clone()));
-        }
-        Ok(Flags(pairs))
-    }
-
-    fn text(&self, name: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn required(&self, name: &str) -> Result<&str, String> {
-        self.text(name)
-            .ok_or_else(|| format!("--{name} is required"))
-    }
-
-    fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, String> {
-        match self.text(name) {
-            None => Ok(default),
-            Some(v) => v
-                .parse()
-                .map_err(|_| format!("--{name} wants a number, got {v:?}")),
-        }
-    }
-
-    /// A `wrangler dev`'s process-group id.
-    fn pgid(&self, name: &str) -> Result<i32, String> {
-        self.required(name)?
-            .parse()
-            .map_err(|_| format!("--{name} wants a process-group id"))
-    }
-
-    /// The earlier build's server, when `--before-base` names one.
-    fn before(&self) -> Result<Option<load::Before>, String> {
-        let Some(base) = self.text("before-base") else {
-            return Ok(None);
-        };
-        Ok(Some(load::Before {
-            base: base.trim_end_matches('/').to_owned(),
-            pgid: self.pgid("before-pgid")?,
-            label: self.text("before-label").unwrap_or("before").to_owned(),
-        }))
-    }
-
-    /// Rejects flags the subcommand does not know, so a typo cannot fall back to a default unseen.
-    fn only(&self, known: &[&str]) -> Result<(), String> {
-        match self.0.iter().find(|(k, _)| !known.contains(&k.as_str())) {
-            Some((k, _)) => Err(format!("unknown flag --{k}")),
-            None => Ok(()),
-        }
-    }
+/// The earlier build's server, when `--before-base` names one.
+fn before(flags: &Flags) -> Result<Option<load::Before>, String> {
+    let Some(base) = flags.text("before-base") else {
+        return Ok(None);
+    };
+    Ok(Some(load::Before {
+        base: base.trim_end_matches('/').to_owned(),
+        pgid: flags.pgid("before-pgid")?,
+        label: flags.text("before-label").unwrap_or("before").to_owned(),
+    }))
 }
 
 /// Why a run stopped: a wrong command line (the usage follows) or a failed measurement.
@@ -179,7 +127,7 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 "paired" => true,
                 other => return Err(format!("--mode is targets or paired, not {other:?}").into()),
             };
-            let before = flags.before()?;
+            let before = before(&flags)?;
             if paired && before.is_none() {
                 return Err("--mode paired compares two builds: it needs --before-base".into());
             }
@@ -236,7 +184,7 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 interval_us: flags.number("interval-us", 100)?.max(10),
                 perf_rounds: flags.number("perf-rounds", 4)?,
                 out: PathBuf::from(flags.text("out").unwrap_or("target/profile")),
-                before: flags.before()?,
+                before: before(&flags)?,
             };
             profile::run(&opts).map_err(Failure::Run)
         }

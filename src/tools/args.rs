@@ -133,7 +133,7 @@ pub fn check(def: &'static ToolDef, arguments: Option<&Node>) -> Result<Args, St
     }
     let mut values = Vec::with_capacity(def.params.len());
     for param in def.params {
-        // A name given twice reads as its last value, as everywhere in a request (node.rs).
+        // A name given twice reads as its last value, as everywhere in a request (json_read.rs).
         let value = given.iter().rev().find(|(k, _)| k == param.name);
         match value.map(|(_, v)| v) {
             None | Some(Node::Null) if param.required => {
