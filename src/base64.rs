@@ -1,7 +1,51 @@
-//! Standard base64 decoding (RFC 4648 §4, with padding), for `=?base64?…?=` header values.
-//! Decoding only, and nothing else: the Worker links no base64 crate for one header form. The
-//! crate `base64` (0.22, its standard engine, `alloc` only) in place of this function made the
-//! Worker's wasm 1.5 KB gzip larger (169,812 → 171,364 bytes, +4,470 raw; 2026-12-05).
+//! Base64: standard decoding (RFC 4648 §4, with padding) for `=?base64?…?=` header values, and
+//! the URL-safe alphabet without padding (§5) both ways, for what OAuth hands out and reads back
+//! (sealed tokens, PKCE's S256 challenge). Nothing else: the Worker links no base64 crate. The
+//! crate `base64` (0.22, its standard engine, `alloc` only) in place of the standard decoder made
+//! the Worker's wasm 1.5 KB gzip larger (169,812 → 171,364 bytes, +4,470 raw; 2026-12-05).
+
+/// The URL-safe alphabet (RFC 4648 §5).
+const URL_ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// `bytes` in the URL-safe alphabet, without padding.
+pub fn url_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(URL_ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// Decodes URL-safe base64 without padding; `None` for anything `url_encode` cannot have
+/// written (another alphabet, padding, a length of 1 mod 4, stray bits in the last letter), so
+/// each byte string has exactly one text.
+pub fn url_decode(input: &str) -> Option<Vec<u8>> {
+    let bytes = input.as_bytes();
+    if bytes.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(bytes.len() / 4 * 3 + 2);
+    for chunk in bytes.chunks(4) {
+        let mut n = 0u32;
+        for &c in chunk {
+            let value = URL_ALPHABET.iter().position(|&a| a == c)? as u32;
+            n = (n << 6) | value;
+        }
+        n <<= 6 * (4 - chunk.len()) as u32;
+        let whole = chunk.len() - 1;
+        if n & (0xff_ffff >> (8 * whole)) != 0 {
+            return None;
+        }
+        out.extend_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8][..whole]);
+    }
+    Some(out)
+}
 
 /// Decodes `input`; `None` on any malformed input.
 pub fn decode(input: &str) -> Option<Vec<u8>> {
@@ -40,6 +84,34 @@ pub fn decode(input: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn url_safe_round_trips_and_refuses_what_it_cannot_have_written() {
+        let all: Vec<u8> = (0..=255).collect();
+        for len in 0..=7 {
+            for start in [0, 1, 127, 248] {
+                let bytes = &all[start..start + len];
+                let text = url_encode(bytes);
+                assert!(!text.contains(['=', '+', '/']), "{text}");
+                assert_eq!(url_decode(&text).as_deref(), Some(bytes), "{bytes:?}");
+            }
+        }
+        assert_eq!(url_decode(&url_encode(&all)), Some(all));
+        // RFC 7636's example: BASE64URL(SHA256(verifier)).
+        assert_eq!(
+            url_encode(&crate::crypto::sha256(
+                b"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+            )),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
+        for bad in [
+            "A", "AAAAA", "QQ==", "Q+==", "a/b", "QR", "QUJ", "QUJE=", "é",
+        ] {
+            assert_eq!(url_decode(bad), None, "{bad}");
+        }
+        assert_eq!(url_decode("QQ").as_deref(), Some(&b"A"[..]));
+        assert_eq!(url_decode("QUI").as_deref(), Some(&b"AB"[..]));
+    }
 
     #[test]
     fn decodes_and_refuses() {

@@ -4,11 +4,14 @@
 //! misconfiguration names the variable and the entry's position, never its text.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use subtle::{Choice, ConstantTimeEq};
 
+use crate::crypto;
 use crate::model;
 use crate::scope::Scope;
+use crate::seal::Keys;
 
 /// Secret: one or more full-access tokens, separated by commas (or line breaks). Several are
 /// accepted at once so that a new one can be rolled out before the old one is removed.
@@ -22,6 +25,18 @@ pub const ALLOWED_ORIGINS_VAR: &str = "ALLOWED_ORIGINS";
 pub const FOCUS_STALE_DAYS_VAR: &str = "FOCUS_STALE_DAYS";
 /// FOCUS_STALE_DAYS when it is unset or not a whole number of days.
 pub const DEFAULT_FOCUS_STALE_DAYS: u32 = 7;
+/// Secret, optional: the key (32 bytes or more of visible ASCII) that seals OAuth's tokens and
+/// codes; several, comma-separated, while a new one is rolled out (the first seals, all are
+/// checked). Without it OAuth is off: `/healthz` says so, and the token URL and the bearer
+/// header work as ever.
+pub const OAUTH_KEY_VAR: &str = "OAUTH_KEY";
+/// The server's public origin (`https://handoff-mcp.you.workers.dev`): the OAuth issuer and,
+/// with `/mcp`, the resource every access token is for. Taken from here, never from a request's
+/// Host header; without it OAuth is off.
+pub const PUBLIC_URL_VAR: &str = "PUBLIC_URL";
+/// Development only, never deployed: `1` lets a client id metadata document be fetched from an
+/// `http://` loopback URL (the test suites serve theirs so), which production refuses.
+pub const OAUTH_LOOPBACK_CLIENTS_VAR: &str = "OAUTH_LOOPBACK_CLIENTS";
 /// The D1 binding name in wrangler.toml.
 pub const D1_BINDING: &str = "DB";
 /// The Durable Object namespace binding of the /sse sessions in wrangler.toml.
@@ -47,15 +62,56 @@ pub struct Config {
     pub credentials: Result<Credentials, Misconfigured>,
     pub allowed_origins: Vec<String>,
     pub focus_stale_days: u32,
+    /// The OAuth authorization server's settings, or why it is off.
+    pub oauth: Result<OAuth, OAuthOff>,
 }
 
-/// No token at all (every MCP path 404) and the default settings.
+/// No token at all (every MCP path 404), OAuth off and the default settings.
 impl Default for Config {
     fn default() -> Self {
         Config {
             credentials: Ok(Credentials::default()),
             allowed_origins: Vec::new(),
             focus_stale_days: DEFAULT_FOCUS_STALE_DAYS,
+            oauth: Err(OAuthOff::NoKey),
+        }
+    }
+}
+
+/// The OAuth authorization server's settings, when it is on.
+#[derive(Debug, Clone)]
+pub struct OAuth {
+    /// `PUBLIC_URL`, without a trailing slash: the issuer.
+    pub issuer: String,
+    /// The issuer's `/mcp`: the one resource (RFC 8707) this server's tokens are for.
+    pub resource: String,
+    pub keys: Keys,
+    /// `OAUTH_LOOPBACK_CLIENTS=1`: development only.
+    pub loopback_clients: bool,
+}
+
+/// Why OAuth is off; said by `/healthz`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OAuthOff {
+    NoKey,
+    BadKey,
+    NoPublicUrl,
+    BadPublicUrl,
+}
+
+impl fmt::Display for OAuthOff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OAuthOff::NoKey => write!(f, "no {OAUTH_KEY_VAR} secret is set"),
+            OAuthOff::BadKey => write!(
+                f,
+                "{OAUTH_KEY_VAR} is malformed (each key 32 or more visible ASCII characters, comma-separated)"
+            ),
+            OAuthOff::NoPublicUrl => write!(f, "no {PUBLIC_URL_VAR} is set"),
+            OAuthOff::BadPublicUrl => write!(
+                f,
+                "{PUBLIC_URL_VAR} is not an origin (https://host, or http:// on loopback)"
+            ),
         }
     }
 }
@@ -65,6 +121,9 @@ impl Default for Config {
 #[derive(Clone, Default)]
 pub struct Credentials {
     entries: Vec<(String, Scope)>,
+    /// Each entry's source (`source_of`), in the same order, made on first use: only OAuth
+    /// needs them, and a request that carries a configured token never does.
+    sources: OnceLock<Vec<String>>,
 }
 
 impl Credentials {
@@ -79,6 +138,25 @@ impl Credentials {
         self.select(presented, constant_time_eq)
     }
 
+    /// The scope of the configured token whose source (`source_of`) this is, if one still is:
+    /// an OAuth grant keeps the source of the token it was made with, never the token, and
+    /// ends when no configured token has it any more.
+    pub fn scope_of_source(&self, source: &str) -> Option<&Scope> {
+        let sources = self.sources.get_or_init(|| {
+            self.entries
+                .iter()
+                .map(|(token, _)| source_of(token))
+                .collect()
+        });
+        let mut found = None;
+        for (i, known) in sources.iter().enumerate() {
+            if crypto::same(known.as_bytes(), source.as_bytes()) {
+                found = Some(i);
+            }
+        }
+        found.map(|i| &self.entries[i].1)
+    }
+
     /// `scope_of` with the comparison handed in, so a test can count the comparisons.
     fn select(&self, presented: &str, mut eq: impl FnMut(&[u8], &[u8]) -> bool) -> Option<&Scope> {
         let mut found = usize::MAX;
@@ -90,6 +168,14 @@ impl Credentials {
         }
         self.entries.get(found).map(|(_, scope)| scope)
     }
+}
+
+/// What an OAuth grant keeps of the token it was made with: the hex SHA-256 of the token. A
+/// configured token is long and random (`scripts/deploy` makes 64 hex digits), so its hash
+/// gives nothing away; it is not keyed with `OAUTH_KEY`, so rolling that key over leaves every
+/// grant in place.
+pub fn source_of(token: &str) -> String {
+    crypto::hex(&crypto::sha256(token.as_bytes()))
 }
 
 /// Compares in time that depends only on the secret's length, not on where a guess goes wrong.
@@ -177,8 +263,64 @@ impl Config {
             ),
             allowed_origins,
             focus_stale_days,
+            oauth: oauth(
+                lookup(OAUTH_KEY_VAR).as_deref(),
+                lookup(PUBLIC_URL_VAR).as_deref(),
+                lookup(OAUTH_LOOPBACK_CLIENTS_VAR).as_deref(),
+            ),
         }
     }
+}
+
+/// OAuth's settings: on with a well-formed key and public URL, else off and why.
+fn oauth(
+    key: Option<&str>,
+    public_url: Option<&str>,
+    loopback: Option<&str>,
+) -> Result<OAuth, OAuthOff> {
+    let key = key.map(str::trim).filter(|k| !k.is_empty());
+    let keys = Keys::parse(key.ok_or(OAuthOff::NoKey)?).ok_or(OAuthOff::BadKey)?;
+    let url = public_url.map(str::trim).filter(|u| !u.is_empty());
+    let issuer = url.ok_or(OAuthOff::NoPublicUrl)?.trim_end_matches('/');
+    if !is_origin(issuer) {
+        return Err(OAuthOff::BadPublicUrl);
+    }
+    Ok(OAuth {
+        issuer: issuer.to_owned(),
+        resource: format!("{issuer}/mcp"),
+        keys,
+        loopback_clients: loopback.map(str::trim) == Some("1"),
+    })
+}
+
+/// `https://host[:port]`, or `http://` with a loopback host (local development): an origin
+/// with nothing after it.
+pub fn is_origin(url: &str) -> bool {
+    let (secure, rest) = match url.split_once("://") {
+        Some(("https", rest)) => (true, rest),
+        Some(("http", rest)) => (false, rest),
+        _ => return false,
+    };
+    let host = match rest.strip_prefix('[') {
+        Some(v6) => v6.split_once(']').map_or("", |(host, _)| host),
+        None => rest.split(':').next().unwrap_or_default(),
+    };
+    let plain = rest
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b));
+    plain && !host.is_empty() && (secure || is_loopback_host(host))
+}
+
+/// Whether a URL's host is this machine: `localhost`, an address of 127/8 (`127.0.0.1`) or
+/// `::1`. A name that merely starts with `127.` (`127.0.0.1.evil.example`) is not.
+pub fn is_loopback_host(host: &str) -> bool {
+    let quad: Vec<&str> = host.split('.').collect();
+    let v4 = quad.len() == 4
+        && quad[0] == "127"
+        && quad.iter().all(|part| {
+            !part.is_empty() && part.len() <= 3 && part.bytes().all(|b| b.is_ascii_digit())
+        });
+    host.eq_ignore_ascii_case("localhost") || host == "::1" || v4
 }
 
 /// Parses both credential variables: AUTH_TOKEN's tokens reach everything, PROJECT_TOKENS'
@@ -269,6 +411,7 @@ impl Credentials {
             Some(_) => Err(Problem::ConflictingScope),
             None => {
                 self.entries.push((token.to_owned(), scope));
+                self.sources = OnceLock::new();
                 Ok(())
             }
         }
@@ -290,6 +433,7 @@ impl fmt::Debug for Config {
             .field("credentials", &self.credentials)
             .field("allowed_origins", &self.allowed_origins)
             .field("focus_stale_days", &self.focus_stale_days)
+            .field("oauth", &self.oauth)
             .finish()
     }
 }
@@ -509,6 +653,82 @@ mod tests {
                 assert!(!line.contains(text), "{line}");
             }
         }
+    }
+
+    #[test]
+    fn oauth_is_on_with_a_key_and_a_public_origin_and_says_why_not() {
+        let key = "k".repeat(32);
+        let with = |key: Option<&str>, url: Option<&str>| {
+            Config::from_lookup(|k| match k {
+                OAUTH_KEY_VAR => key.map(str::to_owned),
+                PUBLIC_URL_VAR => url.map(str::to_owned),
+                _ => None,
+            })
+            .oauth
+        };
+        let on = with(Some(&key), Some("https://mcp.example/")).unwrap();
+        assert_eq!(on.issuer, "https://mcp.example");
+        assert_eq!(on.resource, "https://mcp.example/mcp");
+        assert!(!on.loopback_clients);
+        for (k, url, off) in [
+            (None, Some("https://mcp.example"), OAuthOff::NoKey),
+            (Some(" "), Some("https://mcp.example"), OAuthOff::NoKey),
+            (Some("short"), Some("https://mcp.example"), OAuthOff::BadKey),
+            (Some(&key[..]), None, OAuthOff::NoPublicUrl),
+            (Some(&key[..]), Some("mcp.example"), OAuthOff::BadPublicUrl),
+            (
+                Some(&key[..]),
+                Some("http://mcp.example"),
+                OAuthOff::BadPublicUrl,
+            ),
+            (
+                Some(&key[..]),
+                Some("https://mcp.example/x"),
+                OAuthOff::BadPublicUrl,
+            ),
+            (Some(&key[..]), Some("https://"), OAuthOff::BadPublicUrl),
+        ] {
+            assert_eq!(with(k, url).unwrap_err(), off, "{k:?} {url:?}");
+        }
+        for local in [
+            "http://127.0.0.1:8787",
+            "http://localhost:1",
+            "http://[::1]:9",
+        ] {
+            assert!(with(Some(&key), Some(local)).is_ok(), "{local}");
+        }
+        for host in ["127.0.0.1", "127.1.2.3", "LOCALHOST", "::1"] {
+            assert!(is_loopback_host(host), "{host}");
+        }
+        for host in [
+            "127.0.0.1.evil.example",
+            "127.0.0",
+            "127.0.0.x",
+            "128.0.0.1",
+            "::2",
+            "",
+        ] {
+            assert!(!is_loopback_host(host), "{host}");
+        }
+        let debug = format!("{:?}", with(Some(&key), Some("https://mcp.example")));
+        assert!(!debug.contains(&key), "{debug}");
+    }
+
+    #[test]
+    fn a_grant_finds_the_scope_of_the_token_it_was_made_with_by_its_source() {
+        let cfg = config(Some("full"), Some("scoped=p:read"));
+        let credentials = cfg.credentials.unwrap();
+        assert_eq!(
+            credentials.scope_of_source(&source_of("full")),
+            Some(&Scope::All)
+        );
+        assert_eq!(
+            credentials.scope_of_source(&source_of("scoped")).cloned(),
+            project("p", false)
+        );
+        assert_eq!(credentials.scope_of_source(&source_of("gone")), None);
+        assert_eq!(credentials.scope_of_source("full"), None);
+        assert_eq!(source_of("abc").len(), 64);
     }
 
     #[test]

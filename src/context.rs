@@ -4,7 +4,7 @@
 //! tests build it with SQLite, a counter and a pinned time. Adding a capability is a field here,
 //! not a new parameter on every signature. No I/O and no token here: a scope never holds one.
 
-use crate::scope::Scope;
+use crate::scope::{Credential, Grant, Scope};
 use crate::store::{Change, Sql};
 
 /// Hands out fresh task ids. The Worker passes random UUIDs; tests pass a counter.
@@ -34,8 +34,13 @@ impl<F: Fn() -> i64> Clock for F {
 /// are untrusted data: stored and shown folded, never used to decide anything.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
-    /// What the request's credential may reach; the one field that decides anything.
+    /// What the request's credential may reach; with `grant`, the only fields that decide
+    /// anything.
     pub scope: Scope,
+    /// The OAuth grant the credential came through, if it is an access token: every storage
+    /// batch of the request checks it is live (`route::serve` wraps the store), and the history
+    /// names its client.
+    pub grant: Option<Grant>,
     /// The product token of the `User-Agent` header (`claude-code/2.1.332`), if any.
     pub user_agent: Option<String>,
     /// `name/version` from the 2026-07-28 `_meta` client info of the message, if it has one.
@@ -43,20 +48,24 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// The caller of a request: its credential's scope and its `User-Agent`.
-    pub fn new(user_agent: Option<&str>, scope: Scope) -> Caller {
+    /// The caller of a request: its credential and its `User-Agent`.
+    pub fn new(user_agent: Option<&str>, credential: Credential) -> Caller {
         Caller {
-            scope,
+            scope: credential.scope,
+            grant: credential.grant,
             user_agent: user_agent.and_then(product_token),
             client_info: None,
         }
     }
 
-    /// The client's name as it sent it: the `_meta` client info, else the User-Agent's product
-    /// token, else `unknown`.
+    /// The client's name as the history records it: an OAuth grant's client (whose name the
+    /// person saw on the consent page), else the `_meta` client info, else the User-Agent's
+    /// product token, else `unknown`.
     pub fn client(&self) -> &str {
-        self.client_info
-            .as_deref()
+        self.grant
+            .as_ref()
+            .map(|grant| grant.client.as_str())
+            .or(self.client_info.as_deref())
             .or(self.user_agent.as_deref())
             .unwrap_or("unknown")
     }
@@ -114,7 +123,7 @@ mod tests {
 
     #[test]
     fn product_tokens() {
-        let ua = |s: &str| Caller::new(Some(s), Scope::All).user_agent;
+        let ua = |s: &str| Caller::new(Some(s), Credential::token(Scope::All)).user_agent;
         assert_eq!(
             ua("claude-code/2.1.332 (external, cli)").as_deref(),
             Some("claude-code/2.1.332")
@@ -123,6 +132,19 @@ mod tests {
         assert_eq!(ua("").as_deref(), None);
         assert_eq!(ua("a\u{1b}[31mb").as_deref(), Some("a"));
         assert_eq!(ua(&"x".repeat(500)).map(|s| s.len()), Some(CLIENT_MAX));
-        assert_eq!(Caller::new(None, Scope::All).user_agent, None);
+        assert_eq!(
+            Caller::new(None, Credential::token(Scope::All)).user_agent,
+            None
+        );
+        let granted = Credential {
+            scope: Scope::All,
+            grant: Some(Grant {
+                id: "g".into(),
+                client: "Claude (OAuth)".into(),
+            }),
+        };
+        let mut caller = Caller::new(Some("claude-code/1"), granted);
+        caller.client_info = Some("claude-ai/0.1".into());
+        assert_eq!(caller.client(), "Claude (OAuth)");
     }
 }

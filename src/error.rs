@@ -49,6 +49,10 @@ pub enum Error {
     ForbiddenOrigin,
     /// A route without a token in its path, and no accepted `Authorization: Bearer` token.
     Unauthorized,
+    /// An OAuth access token that is not accepted (expired, for another resource, its grant
+    /// revoked or the token it was made with no longer configured): the sentence says which.
+    /// 401 with `error="invalid_token"`, so the client refreshes or authorizes again.
+    InvalidToken(&'static str),
     /// More than one `Authorization` header (or one listing several credentials).
     AmbiguousAuthorization,
     /// Too many wrong tokens from the client's address lately; the same answer for every token.
@@ -107,7 +111,7 @@ impl From<&StoreError> for Failure {
     fn from(e: &StoreError) -> Self {
         match e {
             StoreError::Transient(_) | StoreError::Overloaded(_) => Failure::Passing,
-            StoreError::Backend(_) => Failure::Refused,
+            StoreError::Backend(_) | StoreError::Revoked => Failure::Refused,
             StoreError::Decode(_) => Failure::Unreadable,
         }
     }
@@ -134,6 +138,7 @@ impl Error {
             | Error::MethodNotAllowed { .. }
             | Error::ForbiddenOrigin
             | Error::Unauthorized
+            | Error::InvalidToken(_)
             | Error::TooManyFailures
             | Error::Misconfigured
             | Error::BadVersionHeader(_) => SERVER_ERROR,
@@ -159,7 +164,7 @@ impl Error {
             | Error::UnsupportedVersion { .. }
             | Error::BadVersionHeader(_)
             | Error::AmbiguousAuthorization => 400,
-            Error::Unauthorized => 401,
+            Error::Unauthorized | Error::InvalidToken(_) => 401,
             Error::TooManyFailures => 429,
             Error::Misconfigured => 503,
             Error::TooLarge { .. } => 413,
@@ -195,6 +200,7 @@ impl Error {
             Error::Unauthorized => "Unauthorized: send the header Authorization: Bearer <token>, \
                  or put the token in the path (/<token>/mcp)"
                 .into(),
+            Error::InvalidToken(why) => format!("Unauthorized: {why}"),
             Error::AmbiguousAuthorization => {
                 "Bad Request: send one Authorization header, holding one Bearer token".into()
             }
@@ -276,9 +282,14 @@ impl Error {
     pub fn headers(&self) -> Vec<(&'static str, String)> {
         match self {
             Error::MethodNotAllowed { allow } => vec![("allow", allow.join(", "))],
-            // The bare scheme: no `resource_metadata` and no realm pointing at an authorization
-            // server, since a client that sees one starts an OAuth flow this server does not offer.
+            // The bare scheme; with OAuth on, `route` adds the `resource_metadata` that sends a
+            // client to the authorization server (never without it: a client that finds one
+            // starts a flow).
             Error::Unauthorized => vec![("www-authenticate", "Bearer".into())],
+            Error::InvalidToken(why) => vec![(
+                "www-authenticate",
+                format!("Bearer error=\"invalid_token\", error_description=\"{why}\""),
+            )],
             Error::TooManyFailures => vec![("retry-after", "60".into())],
             _ => Vec::new(),
         }
@@ -299,9 +310,14 @@ impl Error {
     }
 }
 
-/// A store failure, as a read's until `in_tool` says which tool ran: only tools write.
+/// A store failure, as a read's until `in_tool` says which tool ran: only tools write. A batch
+/// refused because the request's OAuth grant was revoked is not a storage failure: the
+/// credential is refused.
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Self {
+        if e == StoreError::Revoked {
+            return Error::InvalidToken("this grant was revoked; authorize again");
+        }
         Error::Storage(Box::new(StorageFailure {
             failure: Failure::from(&e),
             asked: Asked::Read,
@@ -356,6 +372,7 @@ mod tests {
             Error::MethodNotAllowed { allow: &["POST"] },
             Error::ForbiddenOrigin,
             Error::Unauthorized,
+            Error::InvalidToken("expired"),
             Error::AmbiguousAuthorization,
             Error::TooManyFailures,
             Error::Misconfigured,
@@ -389,6 +406,7 @@ mod tests {
                 | Error::MethodNotAllowed { .. }
                 | Error::ForbiddenOrigin
                 | Error::Unauthorized
+                | Error::InvalidToken(_)
                 | Error::AmbiguousAuthorization
                 | Error::TooManyFailures
                 | Error::Misconfigured
@@ -418,6 +436,7 @@ mod tests {
             (-32000, 415, 415, -32000, 415),
             (-32000, 405, 405, -32000, 405),
             (-32000, 403, 403, -32000, 403),
+            (-32000, 401, 401, -32000, 401),
             (-32000, 401, 401, -32000, 401),
             (-32600, 400, 400, -32600, 400),
             (-32000, 429, 429, -32000, 429),
@@ -493,6 +512,10 @@ mod tests {
             (StoreError::Backend("refused".into()), Failure::Refused),
             (StoreError::Decode("shape"), Failure::Unreadable),
         ];
+        assert_eq!(
+            Error::from(StoreError::Revoked),
+            Error::InvalidToken("this grant was revoked; authorize again")
+        );
         for (store, failure) in classes {
             let detail = store.to_string();
             let e = Error::from(store);

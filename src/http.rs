@@ -10,11 +10,15 @@
 
 use serde_json::Value as Json;
 
-use crate::config::{Config, Credentials};
+use crate::base64;
+use crate::config::{Config, Credentials, OAuth};
+use crate::context;
 use crate::dispatch::{self, Dispatched, McpHeaders, Reply};
 use crate::error::Error;
+use crate::form;
 use crate::json_read::Node;
-use crate::scope::Scope;
+use crate::scope::{Credential, Grant, Scope};
+use crate::seal;
 
 /// Largest accepted POST body. Every tool argument fits many times over. It holds whether or
 /// not the length is announced: the shell reads at most one byte past it (`READ_CAP`), so a body
@@ -94,6 +98,9 @@ pub struct Request<'a> {
     /// This server's own origin as the request URL names it (`https://host[:port]`): the
     /// `Origin` a page of ours posts its forms with.
     pub own_origin: &'a str,
+    /// When the request arrived (ms since the epoch, UTC): an access token's expiry is read
+    /// against it.
+    pub now_ms: i64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -145,33 +152,87 @@ pub enum Denial {
     Guess(Response),
 }
 
-/// The scope of the request's credential, or why it has none.
+/// The request's credential, or why it has none.
 /// On a token path the path token alone decides (an `Authorization` header there is ignored,
 /// whatever it holds), and a wrong one is the bare 404 of any unknown path; elsewhere the
-/// bearer token decides, and a missing or wrong one is 401. With no token configured at all
-/// nothing is ours: 404 either way.
+/// bearer token decides, and a missing or wrong one is 401. A bearer token is a configured token
+/// or, with OAuth on, an access token (`access`). With no token configured at all nothing is
+/// ours: 404 either way.
 ///
 /// A token that was presented and matches none is `Denial::Guess`, counted against the
 /// client's address: that is what guessing looks like. No header, another scheme or two
-/// credentials at once could never have matched, so they are refused without counting.
-pub fn authenticate<'c>(
+/// credentials at once could never have matched, so they are refused without counting; nor is
+/// an access token this server sealed that has expired or lost its grant's source, which a
+/// client holds in good faith.
+pub fn authenticate(
     path_token: Option<&str>,
     headers: &Headers,
-    credentials: &'c Credentials,
-) -> Result<&'c Scope, Denial> {
+    credentials: &Credentials,
+    oauth: Option<&OAuth>,
+    now_ms: i64,
+) -> Result<Credential, Denial> {
     if credentials.is_empty() {
         return Err(Denial::Refused(Response::not_found()));
     }
     if let Some(token) = path_token {
         return credentials
             .scope_of(token)
+            .map(|scope| Credential::token(scope.clone()))
             .ok_or_else(|| Denial::Guess(Response::not_found()));
     }
     let token =
         bearer(headers.get("authorization")).map_err(|e| Denial::Refused(Response::refusal(&e)))?;
+    if let Some(oauth) = oauth.filter(|_| token.starts_with(ACCESS_PREFIX)) {
+        return access(token, credentials, oauth, now_ms);
+    }
     credentials
         .scope_of(token)
+        .map(|scope| Credential::token(scope.clone()))
         .ok_or_else(|| Denial::Guess(Response::refusal(&Error::Unauthorized)))
+}
+
+/// How an OAuth access token starts (`seal::Kind::Access`); no configured token is read as one.
+const ACCESS_PREFIX: &str = "hma.";
+
+/// The credential of an OAuth access token: sealed by this server (else a guess), for this
+/// server's resource, unexpired, and made with a token that is still configured and still
+/// reaches at least what the grant does. A grant revoked on the page is refused later, by the
+/// first storage batch (`store::Guarded`), which costs no round trip of its own.
+fn access(
+    token: &str,
+    credentials: &Credentials,
+    oauth: &OAuth,
+    now_ms: i64,
+) -> Result<Credential, Denial> {
+    let refuse = |why| Denial::Refused(Response::refusal(&Error::InvalidToken(why)));
+    let Some(claims) = seal::Access::open(&oauth.keys, token) else {
+        return Err(Denial::Guess(Response::refusal(&Error::InvalidToken(
+            "the access token is not one this server issued",
+        ))));
+    };
+    if claims.resource != oauth.resource {
+        return Err(refuse("the access token is for another resource"));
+    }
+    if now_ms >= claims.expires_at {
+        return Err(refuse("the access token has expired; refresh it"));
+    }
+    let scope =
+        Scope::from_wire(&claims.scope).ok_or_else(|| refuse("the access token is malformed"))?;
+    let reach = credentials.scope_of_source(&claims.source);
+    if !reach.is_some_and(|reach| reach.covers(&scope)) {
+        return Err(refuse(
+            "the token this access was granted with is no longer accepted; authorize again",
+        ));
+    }
+    let client = context::client_name(&format!("{} (OAuth)", claims.client))
+        .unwrap_or_else(|| "OAuth client".into());
+    Ok(Credential {
+        scope,
+        grant: Some(Grant {
+            id: claims.grant,
+            client,
+        }),
+    })
 }
 
 /// What a denied credential (`Denial::Guess`) is answered past the limit of failures from its
@@ -220,6 +281,20 @@ pub fn failure_key(address: Option<&str>) -> String {
     });
     full.truncate(fourth.unwrap_or(full.len()));
     full + "::/64"
+}
+
+/// The client id and secret of an `Authorization: Basic` header (the OAuth token endpoint's
+/// client authentication, RFC 6749 §2.3.1: each form-encoded, then joined by `:` and
+/// base64-encoded); `None` without one, or when it does not decode.
+pub fn basic_credentials(headers: &Headers) -> Option<(String, String)> {
+    let value = headers.get("authorization")?.trim();
+    let (scheme, encoded) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let pair = String::from_utf8(base64::decode(encoded.trim())?).ok()?;
+    let (id, secret) = pair.split_once(':')?;
+    Some((form::percent_decoded(id), form::percent_decoded(secret)))
 }
 
 /// The token of an `Authorization: Bearer <token>` header: the scheme in any case, then one or

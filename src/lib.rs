@@ -5,20 +5,25 @@
 pub mod base64;
 pub mod config;
 pub mod context;
+pub mod crypto;
 pub mod dispatch;
 pub mod error;
 pub mod export;
+pub mod form;
+pub mod html;
 pub mod http;
 pub mod json_read;
 pub mod json_write;
 pub mod jsonrpc;
 pub mod model;
+pub mod oauth;
 pub mod prompts;
 pub mod protocol;
 pub mod render;
 pub mod resources;
 pub mod route;
 pub mod scope;
+pub mod seal;
 /// SQLite behind the store, for tests, bench and fuzzing (never in the Worker).
 #[cfg(feature = "sqlite")]
 pub mod sqlite;

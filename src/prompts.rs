@@ -21,8 +21,8 @@ pub fn list() -> Json {
         "description": "Start a new chat on a project: its North Star, focus and deferred tasks, with the instruction to state the North Star and advance the one focus.",
         "arguments": [{
             "name": "project_id",
-            "description": "The project's id, e.g. \"handoff-mcp\".",
-            "required": true,
+            "description": "The project's id, e.g. \"handoff-mcp\". May be left out when the connection reaches one project.",
+            "required": false,
         }],
     }]})
 }
@@ -35,16 +35,23 @@ pub async fn get(ctx: &Ctx<'_>, name: &str, arguments: Option<&Node<'_>>) -> Res
             render::clip(name, 64)
         )));
     }
+    let scope = &ctx.caller.scope;
     let project_id = arguments
         .and_then(|a| a.get("project_id"))
         .and_then(Node::as_str)
-        .ok_or_else(|| Error::InvalidParams("resume needs the argument project_id".into()))?;
+        .filter(|id| !id.is_empty())
+        .or(scope.project())
+        .ok_or_else(|| {
+            Error::InvalidParams(
+                "resume needs the argument project_id: this connection reaches several projects"
+                    .into(),
+            )
+        })?;
     if !model::is_project_id(project_id) {
         return Err(Error::InvalidParams(format!(
             "project_id must be 1-{PROJECT_ID_MAX} characters of ASCII letters, digits, '-', '_' or '.', starting with a letter or digit"
         )));
     }
-    let scope = &ctx.caller.scope;
     let project = scope
         .readable(project_id)
         .ok_or_else(|| Error::InvalidParams(tools::out_of_reach(scope, project_id)))?;

@@ -19,6 +19,9 @@ pub const URI_PREFIX: &str = "handoff://projects/";
 pub const URI_SUFFIX: &str = "/state";
 pub const HISTORY_SUFFIX: &str = "/history";
 pub const TEMPLATE: &str = "handoff://projects/{project_id}/state";
+/// The state and the history of the one project a credential reaches, without its id.
+pub const OWN_STATE: &str = "handoff://state";
+pub const OWN_HISTORY: &str = "handoff://history";
 pub const HISTORY_TEMPLATE: &str = "handoff://projects/{project_id}/history";
 
 /// Which resource of a project a URI names.
@@ -107,8 +110,14 @@ pub async fn read(ctx: &Ctx<'_>, uri: &str) -> Result<Json, Error> {
     let not_found = || Error::ResourceNotFound {
         uri: uri.to_owned(),
     };
-    let (project, kind) = parse(uri)
-        .and_then(|(id, kind)| Some((ctx.caller.scope.readable(id)?, kind)))
+    let scope = &ctx.caller.scope;
+    let named = match uri {
+        OWN_STATE => scope.project().map(|id| (id, Kind::State)),
+        OWN_HISTORY => scope.project().map(|id| (id, Kind::History)),
+        _ => parse(uri),
+    };
+    let (project, kind) = named
+        .and_then(|(id, kind)| Some((scope.readable(id)?, kind)))
         .ok_or_else(not_found)?;
     let text = match kind {
         Kind::State => {

@@ -29,12 +29,14 @@
 //! No `worker::*`, no SQL and no JSON written here.
 
 use crate::config::Config;
-use crate::context::Ctx;
+use crate::context::{Ctx, NewId};
 use crate::error::Error;
 use crate::http::{self, Denial, Headers, Request, Response};
 use crate::model;
-use crate::scope::Scope;
+use crate::oauth::{self, Fetched, Outcome, Services, Step};
+use crate::scope::Credential;
 use crate::sse;
+use crate::store::{oauth::Guarded, Sql};
 use crate::streamable;
 use crate::web::{self, Page};
 
@@ -57,11 +59,22 @@ pub enum Route {
     ExportMarkdown,
     /// A form of a project's page: a write tool.
     Form,
+    /// The connected OAuth clients.
+    Clients,
+    /// A connected OAuth client's revoke button.
+    Revoke,
+    /// OAuth's endpoints (`oauth`): served only when OAuth is on, else the bare 404.
+    ResourceMetadata,
+    ServerMetadata,
+    Register,
+    Authorize,
+    Token,
 }
 
 /// One row of the table: a path pattern, where it goes and the methods it answers. In a
 /// pattern, `{token}` is any one segment (the path token, checked by `plan`), `{project}` a
-/// segment that is a project id (`model::is_project_id`) and `{tool}` the name of a write tool.
+/// segment that is a project id (`model::is_project_id`), `{tool}` the name of a write tool and
+/// `{grant}` an OAuth grant's id (`is_grant_id`).
 pub struct Row {
     pub pattern: &'static str,
     pub route: Route,
@@ -72,11 +85,32 @@ pub struct Row {
 const GET: &[&str] = &["GET"];
 const POST: &[&str] = &["POST"];
 const GET_POST: &[&str] = &["GET", "POST"];
+/// OAuth's endpoints also answer a browser's CORS preflight.
+const GET_OPTIONS: &[&str] = &["GET", "OPTIONS"];
+const POST_OPTIONS: &[&str] = &["POST", "OPTIONS"];
 
 /// Every path the Worker answers, first match wins. A browser cannot send a bearer header with
 /// a link, so the pages live under path tokens only.
-pub const TABLE: [Row; 15] = [
+pub const TABLE: [Row; 23] = [
     row("/healthz", Route::Healthz, &[]),
+    row(
+        "/.well-known/oauth-protected-resource",
+        Route::ResourceMetadata,
+        GET_OPTIONS,
+    ),
+    row(
+        "/.well-known/oauth-protected-resource/mcp",
+        Route::ResourceMetadata,
+        GET_OPTIONS,
+    ),
+    row(
+        "/.well-known/oauth-authorization-server",
+        Route::ServerMetadata,
+        GET_OPTIONS,
+    ),
+    row("/register", Route::Register, POST_OPTIONS),
+    row("/authorize", Route::Authorize, GET_POST),
+    row("/token", Route::Token, POST_OPTIONS),
     row("/mcp", Route::Mcp, POST),
     row("/{token}/mcp", Route::Mcp, POST),
     // POST /sse is Streamable HTTP, so an old /sse URL works whichever transport a client picks.
@@ -104,6 +138,8 @@ pub const TABLE: [Row; 15] = [
         GET,
     ),
     row("/{token}/projects/{project}/{tool}", Route::Form, POST),
+    row("/{token}/clients", Route::Clients, GET),
+    row("/{token}/clients/{grant}", Route::Revoke, POST),
 ];
 
 const fn row(pattern: &'static str, route: Route, allow: &'static [&'static str]) -> Row {
@@ -125,6 +161,8 @@ pub struct Found<'a> {
     pub project: &'a str,
     /// The write tool of a form's path, else empty.
     pub tool: &'static str,
+    /// The grant id of a revoke button's path, else empty.
+    pub grant: &'a str,
 }
 
 /// The row a path matches, or `None` for a path that is not ours.
@@ -139,6 +177,7 @@ fn matches<'a>(row: &Row, path: &'a str) -> Option<Found<'a>> {
         token: None,
         project: "",
         tool: "",
+        grant: "",
     };
     let mut segments = path.split('/');
     for expected in row.pattern.split('/') {
@@ -147,6 +186,7 @@ fn matches<'a>(row: &Row, path: &'a str) -> Option<Found<'a>> {
             "{token}" => found.token = Some(segment),
             "{project}" if model::is_project_id(segment) => found.project = segment,
             "{tool}" => found.tool = web::write_tool(segment)?.name,
+            "{grant}" if is_grant_id(segment) => found.grant = segment,
             literal if literal == segment => {}
             _ => return None,
         }
@@ -154,8 +194,17 @@ fn matches<'a>(row: &Row, path: &'a str) -> Option<Found<'a>> {
     segments.next().is_none().then_some(found)
 }
 
-/// What the shell must do with a request. Every plan that serves a request carries the scope of
-/// its credential, which the shell puts into the request context.
+/// An OAuth grant's id as its revoke path holds it: 1 to 64 ASCII letters, digits and `-` (the
+/// Worker's are UUIDs).
+pub fn is_grant_id(segment: &str) -> bool {
+    (1..=64).contains(&segment.len())
+        && segment
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
+/// What the shell must do with a request. Every plan that serves a request carries its
+/// credential, which the shell puts into the request context.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Plan {
     /// Send this response; nothing else happens.
@@ -167,17 +216,28 @@ pub enum Plan {
     Denied(Response),
     /// Read the body if `endpoint.reads_body()` says so (an announced length is within the
     /// limit), then hand it to `serve`.
-    Serve { endpoint: Endpoint, scope: Scope },
+    Serve {
+        endpoint: Endpoint,
+        credential: Credential,
+    },
     /// Open an SSE stream whose `endpoint` event names this path with a fresh session id
-    /// appended (`sse::endpoint_path`). The session serves this scope only.
+    /// appended (`sse::endpoint_path`). The session serves this credential only.
     OpenSse {
         endpoint_prefix: String,
-        scope: Scope,
+        credential: Credential,
     },
-    /// Read the body and hand it, with `http::forwarded_headers` and the scope, to this
+    /// Read the body and hand it, with `http::forwarded_headers` and the credential, to this
     /// session's stream holder, which parses it (`http::parse_json`) and answers with
     /// `sse::respond`.
-    SseMessage { session: String, scope: Scope },
+    SseMessage {
+        session: String,
+        credential: Credential,
+    },
+    /// An OAuth request, which carries no credential of its own: read the body if
+    /// `step.reads_body()`, fetch the client's metadata document when `fetch` names one (within
+    /// `oauth::DOCUMENT_MAX` bytes, a few seconds, no redirects), then hand both to
+    /// `serve_oauth`.
+    OAuth { step: Step, fetch: Option<String> },
 }
 
 /// What the core serves, once planned.
@@ -207,11 +267,21 @@ impl Endpoint {
     }
 }
 
-/// The plan for a request: every rule that needs no body is applied here.
+/// The plan for a request: every rule that needs no body is applied here. With OAuth on, a
+/// 401 names the protected-resource metadata (`with_metadata`), which is what starts a client's
+/// OAuth flow.
 pub fn plan(req: &Request<'_>, config: &Config) -> Plan {
+    match plan_of(req, config) {
+        Plan::Respond(response) => Plan::Respond(with_metadata(response, config)),
+        Plan::Denied(response) => Plan::Denied(with_metadata(response, config)),
+        other => other,
+    }
+}
+
+fn plan_of(req: &Request<'_>, config: &Config) -> Plan {
     let found = find(req.path);
     if found.is_some_and(|found| found.route == Route::Healthz) {
-        return Plan::Respond(Response::text(200, "ok"));
+        return Plan::Respond(healthz(config));
     }
     let Ok(credentials) = &config.credentials else {
         return Plan::Respond(Response::refusal(&Error::Misconfigured));
@@ -219,19 +289,104 @@ pub fn plan(req: &Request<'_>, config: &Config) -> Plan {
     let Some(found) = found else {
         return Plan::Respond(Response::not_found());
     };
-    let scope = match http::authenticate(found.token, req.headers, credentials) {
-        Ok(scope) => scope.clone(),
-        Err(Denial::Refused(response)) => return Plan::Respond(response),
-        Err(Denial::Guess(response)) => return Plan::Denied(response),
-    };
+    if let Some(step) = oauth_step(req, &found) {
+        return oauth_plan(req, config, &found, step);
+    }
+    let oauth = config.oauth.as_ref().ok();
+    let credential =
+        match http::authenticate(found.token, req.headers, credentials, oauth, req.now_ms) {
+            Ok(credential) => credential,
+            Err(Denial::Refused(response)) => return Plan::Respond(response),
+            Err(Denial::Guess(response)) => return Plan::Denied(response),
+        };
     match found.route {
-        Route::Mcp | Route::Sse | Route::SseMessage => mcp_plan(req, config, &found, scope),
-        _ => web_plan(req, &found, scope),
+        Route::Mcp | Route::Sse | Route::SseMessage => mcp_plan(req, config, &found, credential),
+        _ => web_plan(req, &found, credential),
+    }
+}
+
+/// `/healthz`: `ok`, and whether OAuth is on (and if not, why), for the operator.
+fn healthz(config: &Config) -> Response {
+    match &config.oauth {
+        Ok(_) => Response::text(200, "ok\noauth: on\n"),
+        Err(off) => Response::text(200, &format!("ok\noauth: off ({off})\n")),
+    }
+}
+
+/// A 401 as OAuth's clients need it once OAuth is on: its `WWW-Authenticate` names the
+/// protected-resource metadata (RFC 9728 §5.1). Off, it stays the bare scheme, so no client
+/// starts a flow this server would not finish.
+fn with_metadata(mut response: Response, config: &Config) -> Response {
+    let Ok(oauth) = &config.oauth else {
+        return response;
+    };
+    if response.status != 401 {
+        return response;
+    }
+    let url = oauth::resource_metadata_url(oauth);
+    for (name, value) in &mut response.headers {
+        if *name == "www-authenticate" && value.starts_with("Bearer") {
+            let params = value["Bearer".len()..].trim_start();
+            *value = match params {
+                "" => format!("Bearer resource_metadata=\"{url}\""),
+                params => format!("Bearer resource_metadata=\"{url}\", {params}"),
+            };
+        }
+    }
+    response
+}
+
+/// The OAuth step of a path and method, if the path is one of OAuth's.
+fn oauth_step(req: &Request<'_>, found: &Found<'_>) -> Option<Step> {
+    let post = req.method == "POST";
+    Some(match found.route {
+        _ if req.method == "OPTIONS" && found.allow.contains(&"OPTIONS") => Step::Preflight,
+        Route::ResourceMetadata => Step::ResourceMetadata,
+        Route::ServerMetadata => Step::ServerMetadata,
+        Route::Register => Step::Register,
+        Route::Authorize if post => Step::Consent,
+        Route::Authorize => Step::Authorize,
+        Route::Token => Step::Token,
+        _ => return None,
+    })
+}
+
+/// The rules of OAuth's endpoints: the bare 404 while OAuth is off (as if they were not there),
+/// the method, then per step the body's type (form-encoded, JSON for a registration) and, for
+/// the consent form, this server's own origin.
+fn oauth_plan(req: &Request<'_>, config: &Config, found: &Found<'_>, step: Step) -> Plan {
+    if config.oauth.is_err() {
+        return Plan::Respond(Response::not_found());
+    }
+    let page = step == Step::Consent || step == Step::Authorize;
+    let refuse = |error: &Error| match page {
+        true => web::refusal(error),
+        false => oauth::refusal(error),
+    };
+    if !found.allow.contains(&req.method) {
+        let allow = found.allow;
+        return Plan::Respond(refuse(&Error::MethodNotAllowed { allow }));
+    }
+    if step == Step::Consent && !http::same_origin(req) {
+        return Plan::Respond(refuse(&Error::ForbiddenOrigin));
+    }
+    let expected = match step {
+        Step::Register => "application/json",
+        _ => web::FORM_TYPE,
+    };
+    if step.reads_body() {
+        if let Some(error) = http::body_headers_refusal(req.headers, expected) {
+            return Plan::Respond(refuse(&error));
+        }
+    }
+    Plan::OAuth {
+        step,
+        fetch: oauth::fetch_for(step, req.query, config),
     }
 }
 
 /// The rules of /mcp and /sse, whose credential is accepted.
-fn mcp_plan(req: &Request<'_>, config: &Config, found: &Found<'_>, scope: Scope) -> Plan {
+fn mcp_plan(req: &Request<'_>, config: &Config, found: &Found<'_>, credential: Credential) -> Plan {
     if !http::origin_allowed(req.headers.get("origin"), config) {
         return Plan::Respond(Response::refusal(&Error::ForbiddenOrigin));
     }
@@ -242,7 +397,7 @@ fn mcp_plan(req: &Request<'_>, config: &Config, found: &Found<'_>, scope: Scope)
     if found.route == Route::Sse && req.method == "GET" {
         return Plan::OpenSse {
             endpoint_prefix: endpoint_prefix(found.token),
-            scope,
+            credential,
         };
     }
     if let Some(refusal) = http::body_headers_refusal(req.headers, "application/json") {
@@ -252,19 +407,19 @@ fn mcp_plan(req: &Request<'_>, config: &Config, found: &Found<'_>, scope: Scope)
         Route::SseMessage => match sse::session_from_query(req.query) {
             Ok(session) => Plan::SseMessage {
                 session: session.to_owned(),
-                scope,
+                credential,
             },
             Err(refusal) => Plan::Respond(refusal),
         },
         _ => Plan::Serve {
             endpoint: Endpoint::Mcp,
-            scope,
+            credential,
         },
     }
 }
 
 /// The rules of the pages, whose credential (a path token) is accepted.
-fn web_plan(req: &Request<'_>, found: &Found<'_>, scope: Scope) -> Plan {
+fn web_plan(req: &Request<'_>, found: &Found<'_>, credential: Credential) -> Plan {
     let action = match web_action(req, found) {
         Ok(action) => action,
         Err(error) => return Plan::Respond(web::refusal(&error)),
@@ -273,7 +428,7 @@ fn web_plan(req: &Request<'_>, found: &Found<'_>, scope: Scope) -> Plan {
         let allow = found.allow;
         return Plan::Respond(web::refusal(&Error::MethodNotAllowed { allow }));
     }
-    if action.reads_body() {
+    if req.method == "POST" {
         if !http::same_origin(req) {
             return Plan::Respond(web::refusal(&Error::ForbiddenOrigin));
         }
@@ -283,7 +438,7 @@ fn web_plan(req: &Request<'_>, found: &Found<'_>, scope: Scope) -> Plan {
     }
     Plan::Serve {
         endpoint: Endpoint::Web(action),
-        scope,
+        credential,
     }
 }
 
@@ -314,9 +469,21 @@ fn web_action(req: &Request<'_>, found: &Found<'_>) -> Result<Page, Error> {
             project,
             tool: found.tool,
         },
-        Route::Healthz | Route::Mcp | Route::Sse | Route::SseMessage => {
+        Route::Clients => Page::Clients,
+        Route::Revoke => Page::Revoke {
+            grant: found.grant.to_owned(),
+        },
+        Route::Healthz
+        | Route::Mcp
+        | Route::Sse
+        | Route::SseMessage
+        | Route::ResourceMetadata
+        | Route::ServerMetadata
+        | Route::Register
+        | Route::Authorize
+        | Route::Token => {
             return Err(Error::Internal {
-                detail: "an MCP route was planned as a page".into(),
+                detail: "a route that is not a page was planned as one".into(),
             })
         }
     })
@@ -334,21 +501,81 @@ pub fn endpoint_prefix(path_token: Option<&str>) -> String {
 }
 
 /// Carries out a planned endpoint: the body's size rule (the one place it is applied to a body
-/// as read; `body` is empty where none is read), then the transport that serves it.
-pub async fn serve(endpoint: &Endpoint, headers: &Headers, body: &[u8], ctx: &Ctx<'_>) -> Response {
+/// as read; `body` is empty where none is read), then the transport that serves it. A request
+/// whose credential is an OAuth grant reaches storage only through `Guarded`, so a revoked
+/// grant's every batch fails, whichever surface runs it.
+pub async fn serve(
+    endpoint: &Endpoint,
+    headers: &Headers,
+    body: &[u8],
+    ctx: &Ctx<'_>,
+    config: &Config,
+) -> Response {
     if let Some(error) = http::too_large(body) {
         return endpoint.refusal(&error);
     }
+    let response = match &ctx.caller.grant {
+        None => serve_with(endpoint, headers, body, ctx, config).await,
+        Some(grant) => {
+            let guarded = Guarded {
+                db: ctx.db,
+                grant: &grant.id,
+            };
+            let ctx = Ctx {
+                db: &guarded,
+                caller: ctx.caller.clone(),
+                ..*ctx
+            };
+            serve_with(endpoint, headers, body, &ctx, config).await
+        }
+    };
+    with_metadata(response, config)
+}
+
+async fn serve_with(
+    endpoint: &Endpoint,
+    headers: &Headers,
+    body: &[u8],
+    ctx: &Ctx<'_>,
+    config: &Config,
+) -> Response {
     match endpoint {
         Endpoint::Mcp => streamable::serve(headers, body, ctx).await,
-        Endpoint::Web(action) => web::serve(action, body, ctx).await,
+        Endpoint::Web(action) => web::serve(action, body, ctx, config).await,
     }
+}
+
+/// Carries out a planned OAuth request: the body's size rule, then `oauth::serve` with what the
+/// shell fetched. Its storage is the request's own, unguarded: an OAuth request carries no
+/// grant.
+pub async fn serve_oauth(
+    step: Step,
+    req: &Request<'_>,
+    body: &[u8],
+    fetched: Option<&Fetched>,
+    config: &Config,
+    db: &dyn Sql,
+    ids: &dyn NewId,
+) -> Outcome {
+    let (Ok(oauth), Ok(credentials)) = (&config.oauth, &config.credentials) else {
+        return Response::not_found().into();
+    };
+    if let Some(error) = http::too_large(body) {
+        return oauth::refusal(&error).into();
+    }
+    let services = Services {
+        db,
+        ids,
+        credentials,
+    };
+    oauth::serve(step, req, body, fetched, oauth, &services).await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::http::tests::config;
+    use crate::scope::Scope;
 
     #[test]
     fn routes_and_where_their_credential_is() {
@@ -399,7 +626,6 @@ mod tests {
             "/tok-123/mcp/",
             "/tok-123",
             "/a/b/mcp",
-            "/.well-known/oauth-protected-resource",
             "/projects/p",
             "/tok-123/projects",
             "/tok-123/projectsx",
@@ -433,6 +659,7 @@ mod tests {
             query: Some("sessionId=0123456789abcdef0123456789abcdef"),
             headers: &headers,
             own_origin: "https://mcp.example",
+            now_ms: 0,
         };
         plan(&req, &config())
     }
@@ -461,7 +688,7 @@ mod tests {
         let with = |auth: &str| plan_of("POST", "/mcp", &[json, ("authorization", auth)]);
         let mcp = Plan::Serve {
             endpoint: Endpoint::Mcp,
-            scope: Scope::All,
+            credential: Credential::token(Scope::All),
         };
         for good in [
             "Bearer tok-123",
@@ -495,6 +722,7 @@ mod tests {
                 query: None,
                 headers: &headers,
                 own_origin: "https://mcp.example",
+                now_ms: 0,
             };
             assert_eq!(status(plan(&req, &none)), 404, "{path}");
         }
@@ -519,7 +747,7 @@ mod tests {
         }
         let mcp = || Plan::Serve {
             endpoint: Endpoint::Mcp,
-            scope: Scope::All,
+            credential: Credential::token(Scope::All),
         };
         assert_eq!(plan_of("POST", "/tok-123/mcp", &json), mcp());
         assert_eq!(plan_of("POST", "/tok-123/sse", &json), mcp());
@@ -527,14 +755,14 @@ mod tests {
             plan_of("POST", "/tok-123/sse/message", &json),
             Plan::SseMessage {
                 session: "0123456789abcdef0123456789abcdef".into(),
-                scope: Scope::All,
+                credential: Credential::token(Scope::All),
             }
         );
         assert_eq!(
             plan_of("GET", "/tok-123/sse", &[]),
             Plan::OpenSse {
                 endpoint_prefix: "/tok-123/sse/message?sessionId=".into(),
-                scope: Scope::All,
+                credential: Credential::token(Scope::All),
             }
         );
         // Over the header, the endpoint names no token: each POST carries the header instead.
@@ -542,7 +770,7 @@ mod tests {
             plan_of("GET", "/sse", &[("authorization", "Bearer tok-123")]),
             Plan::OpenSse {
                 endpoint_prefix: "/sse/message?sessionId=".into(),
-                scope: Scope::All,
+                credential: Credential::token(Scope::All),
             }
         );
         assert_eq!(denied(plan_of("GET", "/nope/mcp", &[])), 404);

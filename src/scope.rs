@@ -4,6 +4,7 @@
 //! that forgets to ask the scope has no proof to hand the store and does not compile. No I/O,
 //! no token and no sentence here: a refusal is worded by the surface that refuses.
 
+use crate::base64;
 use crate::model;
 
 /// What the request's credential may reach. The credential table (`config`) makes it from a
@@ -14,8 +15,63 @@ use crate::model;
 pub enum Scope {
     /// An `AUTH_TOKEN` token: every project, read and write.
     All,
+    /// Every project, read only: an OAuth grant narrowed so on the consent page.
+    AllReadOnly,
     /// A `PROJECT_TOKENS` entry: one project, and writes only when `write` is set.
     Project { id: String, write: bool },
+}
+
+/// A request's accepted credential: what it reaches, and the OAuth grant it came through, if it
+/// is an access token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Credential {
+    pub scope: Scope,
+    pub grant: Option<Grant>,
+}
+
+impl Credential {
+    /// A configured token's credential (a path token, a bearer token that is not OAuth's).
+    pub fn token(scope: Scope) -> Credential {
+        Credential { scope, grant: None }
+    }
+
+    /// The credential as one line of ASCII, for the Worker to hand to the SSE Durable Object:
+    /// the scope's wire form, then for a grant its id and its client's name (URL-safe base64,
+    /// since a header carries only ASCII), separated by spaces.
+    pub fn to_wire(&self) -> String {
+        match &self.grant {
+            None => self.scope.to_wire(),
+            Some(grant) => format!(
+                "{} {} {}",
+                self.scope.to_wire(),
+                grant.id,
+                base64::url_encode(grant.client.as_bytes())
+            ),
+        }
+    }
+
+    /// The credential `to_wire` wrote; `None` for anything else.
+    pub fn from_wire(wire: &str) -> Option<Credential> {
+        let mut parts = wire.split(' ');
+        let scope = Scope::from_wire(parts.next()?)?;
+        let grant = match (parts.next(), parts.next(), parts.next()) {
+            (None, _, _) => None,
+            (Some(id), Some(client), None) if !id.is_empty() => Some(Grant {
+                id: id.to_owned(),
+                client: String::from_utf8(base64::url_decode(client)?).ok()?,
+            }),
+            _ => return None,
+        };
+        Some(Credential { scope, grant })
+    }
+}
+
+/// The OAuth grant behind an access token: its id, which every storage batch of the request
+/// checks is still live (`store::Guarded`), and the client's name as the history records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    pub id: String,
+    pub client: String,
 }
 
 /// Proof that the caller may read this one project.
@@ -46,7 +102,7 @@ impl Scope {
     /// The proof that the caller may read `project`, if it may.
     pub fn readable<'a>(&self, project: &'a str) -> Option<Readable<'a>> {
         let allowed = match self {
-            Scope::All => true,
+            Scope::All | Scope::AllReadOnly => true,
             Scope::Project { id, .. } => id == project,
         };
         allowed.then_some(Readable { id: project })
@@ -56,6 +112,7 @@ impl Scope {
     pub fn writable<'a>(&self, project: &'a str) -> Option<Writable<'a>> {
         let allowed = match self {
             Scope::All => true,
+            Scope::AllReadOnly => false,
             Scope::Project { id, write } => *write && id == project,
         };
         allowed.then_some(Writable { id: project })
@@ -75,24 +132,42 @@ impl Scope {
         })
     }
 
+    /// Whether everything `inner` reaches, this reaches too: an OAuth grant is never wider than
+    /// the token it was made with.
+    pub fn covers(&self, inner: &Scope) -> bool {
+        match (self, inner) {
+            (Scope::All, _) => true,
+            (Scope::AllReadOnly, inner) => inner.read_only(),
+            (Scope::Project { .. }, Scope::All | Scope::AllReadOnly) => false,
+            (Scope::Project { id, write }, Scope::Project { id: i, write: w }) => {
+                id == i && (*write || !*w)
+            }
+        }
+    }
+
     /// Whether the credential may write nothing at all.
     pub fn read_only(&self) -> bool {
-        matches!(self, Scope::Project { write: false, .. })
+        matches!(
+            self,
+            Scope::AllReadOnly | Scope::Project { write: false, .. }
+        )
     }
 
     /// The one project a scoped credential reaches; `None` when it reaches them all.
     pub fn project(&self) -> Option<&str> {
         match self {
-            Scope::All => None,
+            Scope::All | Scope::AllReadOnly => None,
             Scope::Project { id, .. } => Some(id),
         }
     }
 
-    /// The scope as one line of text, for the Worker to hand to the SSE Durable Object: `all`,
-    /// `rw:<project>` or `ro:<project>`. A project id holds no `:`, space or line break.
+    /// The scope as one line of text, for the Worker to hand to the SSE Durable Object and for
+    /// an OAuth grant to keep: `all`, `ro:*`, `rw:<project>` or `ro:<project>`. A project id
+    /// holds no `:`, `*`, space or line break.
     pub fn to_wire(&self) -> String {
         match self {
             Scope::All => "all".into(),
+            Scope::AllReadOnly => "ro:*".into(),
             Scope::Project { id, write: true } => format!("rw:{id}"),
             Scope::Project { id, write: false } => format!("ro:{id}"),
         }
@@ -100,8 +175,10 @@ impl Scope {
 
     /// The scope `to_wire` wrote; `None` for anything else, so a garbled value reaches nothing.
     pub fn from_wire(wire: &str) -> Option<Scope> {
-        if wire == "all" {
-            return Some(Scope::All);
+        match wire {
+            "all" => return Some(Scope::All),
+            "ro:*" => return Some(Scope::AllReadOnly),
+            _ => {}
         }
         let (access, id) = wire.split_once(':')?;
         let write = match access {
@@ -192,8 +269,51 @@ mod tests {
             rw.writable("p").map(|w| w.readable().reach().only()),
             Some(Some("p"))
         );
-        for scope in [Scope::All, rw, ro] {
-            assert_eq!(Scope::from_wire(&scope.to_wire()), Some(scope));
+        let other = Scope::Project {
+            id: "q".into(),
+            write: true,
+        };
+        for (outer, inner, covers) in [
+            (&Scope::All, &Scope::All, true),
+            (&Scope::All, &ro, true),
+            (&rw, &ro, true),
+            (&rw, &rw, true),
+            (&ro, &rw, false),
+            (&ro, &ro, true),
+            (&rw, &Scope::All, false),
+            (&rw, &other, false),
+            (&Scope::AllReadOnly, &ro, true),
+            (&Scope::AllReadOnly, &rw, false),
+            (&Scope::AllReadOnly, &Scope::All, false),
+            (&Scope::All, &Scope::AllReadOnly, true),
+            (&ro, &Scope::AllReadOnly, false),
+        ] {
+            assert_eq!(outer.covers(inner), covers, "{outer:?} {inner:?}");
+        }
+        let all_ro = Scope::AllReadOnly;
+        assert_eq!(
+            (reads(&all_ro, "x"), writes(&all_ro, "x")),
+            (Some("x"), None)
+        );
+        assert!(all_ro.read_only() && all_ro.write_reach().is_none());
+        assert_eq!((all_ro.project(), all_ro.reach().only()), (None, None));
+        for scope in [Scope::All, Scope::AllReadOnly, rw, ro] {
+            assert_eq!(Scope::from_wire(&scope.to_wire()), Some(scope.clone()));
+            let token = Credential::token(scope.clone());
+            assert_eq!(Credential::from_wire(&token.to_wire()), Some(token));
+            let granted = Credential {
+                scope,
+                grant: Some(Grant {
+                    id: "0b7c-1".into(),
+                    client: "Claude 日本 (OAuth)".into(),
+                }),
+            };
+            let wire = granted.to_wire();
+            assert!(wire.is_ascii() && !wire.contains('\n'), "{wire}");
+            assert_eq!(Credential::from_wire(&wire), Some(granted));
+        }
+        for garbled in ["all x", "all x y z", "all  eA", "all x !!"] {
+            assert_eq!(Credential::from_wire(garbled), None, "{garbled:?}");
         }
         for garbled in [
             "",
@@ -204,6 +324,7 @@ mod tests {
             "ro",
             "all:p",
             "rw:p\nall",
+            "rw:*",
         ] {
             assert_eq!(Scope::from_wire(garbled), None, "{garbled:?}");
         }

@@ -13,8 +13,9 @@ use rusqlite::types::{Value as SqlValue, ValueRef};
 use crate::config::Config;
 use crate::context::{Caller, Ctx};
 use crate::http::{self, Headers, Response};
+use crate::oauth::Fetched;
 use crate::route::{self, Plan};
-use crate::scope::Scope;
+use crate::scope::Credential;
 use crate::store::{self, retry, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 
 pub struct Sqlite {
@@ -221,15 +222,17 @@ pub fn serve_mcp(
         query: None,
         headers,
         own_origin: "",
+        now_ms: ctx.clock.now_ms(),
     };
     serve(&req, config, body, ctx)
 }
 
-/// The context with the scope the plan found, as the Worker builds it.
-fn scoped<'a>(ctx: &Ctx<'a>, scope: Scope) -> Ctx<'a> {
+/// The context with the credential the plan found, as the Worker builds it.
+fn scoped<'a>(ctx: &Ctx<'a>, credential: Credential) -> Ctx<'a> {
     Ctx {
         caller: Caller {
-            scope,
+            scope: credential.scope,
+            grant: credential.grant,
             ..ctx.caller.clone()
         },
         ..*ctx
@@ -237,19 +240,47 @@ fn scoped<'a>(ctx: &Ctx<'a>, scope: Scope) -> Ctx<'a> {
 }
 
 /// Serves one request as the Worker does (`route::plan`, then `route::serve`), for every plan but
-/// the SSE ones, which need a Durable Object.
+/// the SSE ones, which need a Durable Object. A client metadata document the plan asks for is
+/// looked up in `documents` (URL → what the fetch came to) instead of fetched.
 pub fn serve(req: &http::Request<'_>, config: &Config, body: &[u8], ctx: &Ctx<'_>) -> Response {
+    serve_fetching(req, config, body, ctx, &[]).0
+}
+
+/// `serve`, with the client metadata documents a fetch would find, and whether the response
+/// refused a presented token (which the Worker counts against the client's address).
+pub fn serve_fetching(
+    req: &http::Request<'_>,
+    config: &Config,
+    body: &[u8],
+    ctx: &Ctx<'_>,
+    documents: &[(&str, Fetched)],
+) -> (Response, bool) {
     match route::plan(req, config) {
-        Plan::Respond(response) => response,
+        Plan::Respond(response) => (response, false),
         // No rate limiter natively: every failure is within the limit (the answer past it is
         // `http::too_many_failures`, which its tests call).
-        Plan::Denied(refusal) => refusal,
-        Plan::Serve { endpoint, scope } => block_on(route::serve(
-            &endpoint,
-            req.headers,
-            body,
-            &scoped(ctx, scope),
-        )),
+        Plan::Denied(refusal) => (refusal, true),
+        Plan::Serve {
+            endpoint,
+            credential,
+        } => {
+            let ctx = scoped(ctx, credential);
+            let served = route::serve(&endpoint, req.headers, body, &ctx, config);
+            (block_on(served), false)
+        }
+        Plan::OAuth { step, fetch } => {
+            let missing = Fetched::Failed("no such document in the test");
+            let fetched = fetch.map(|url| {
+                documents
+                    .iter()
+                    .find(|(known, _)| *known == url)
+                    .map_or(missing, |(_, fetched)| fetched.clone())
+            });
+            let served =
+                route::serve_oauth(step, req, body, fetched.as_ref(), config, ctx.db, ctx.ids);
+            let outcome = block_on(served);
+            (outcome.response, outcome.denied)
+        }
         other => panic!("{} planned as {other:?}", req.path),
     }
 }

@@ -8,6 +8,7 @@ use crate::context::Ctx;
 use crate::dispatch::{self, Reply};
 use crate::http::{self, Headers, Response};
 use crate::json_read::Node;
+use crate::store::oauth::Guarded;
 
 /// A comment line: keeps proxies and clients from timing the idle stream out.
 pub const KEEPALIVE: &str = ": keepalive\n\n";
@@ -84,13 +85,30 @@ pub fn accepted() -> Response {
 }
 
 /// Runs one accepted message through the dispatcher. Returns the event to write on the stream
-/// (`None` for notifications and posted responses) and a diagnostic for the log.
+/// (`None` for notifications and posted responses) and a diagnostic for the log. A session
+/// opened with an OAuth grant reaches storage only through `Guarded`, as /mcp does
+/// (`route::serve`), so a revoked grant's session reads nothing more.
 pub async fn respond(
     message: &Node<'_>,
     headers: &Headers,
     ctx: &Ctx<'_>,
 ) -> (Option<String>, Option<String>) {
-    let handled = dispatch::handle(message, &http::mcp_headers(headers), ctx).await;
+    let mcp_headers = http::mcp_headers(headers);
+    let handled = match &ctx.caller.grant {
+        None => dispatch::handle(message, &mcp_headers, ctx).await,
+        Some(grant) => {
+            let guarded = Guarded {
+                db: ctx.db,
+                grant: &grant.id,
+            };
+            let ctx = Ctx {
+                db: &guarded,
+                caller: ctx.caller.clone(),
+                ..*ctx
+            };
+            dispatch::handle(message, &mcp_headers, &ctx).await
+        }
+    };
     let event = match handled.reply {
         Reply::Json { body, .. } => Some(message_event(&body)),
         Reply::Accepted => None,

@@ -15,6 +15,7 @@ use crate::model::{
 use crate::scope::{Reach, Readable, Writable, WriteReach};
 
 mod export;
+pub mod oauth;
 pub mod retry;
 mod rows;
 mod search;
@@ -115,6 +116,10 @@ pub enum StoreError {
     /// A row did not have the shape the query promises.
     #[error("unexpected row shape: {0}")]
     Decode(&'static str),
+    /// The request's OAuth grant is not live: its batch was refused whole and wrote nothing
+    /// (`oauth::Guarded`).
+    #[error("the request's OAuth grant is revoked")]
+    Revoked,
 }
 
 /// A future the core awaits without knowing its type (the Worker's are not Send).
@@ -142,6 +147,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0003_search.sql",
         include_str!("../migrations/0003_search.sql"),
+    ),
+    (
+        "0004_oauth.sql",
+        include_str!("../migrations/0004_oauth.sql"),
     ),
 ];
 
@@ -391,6 +400,12 @@ const PROJECT_IDS: Query = Query::rows(
     "SELECT id FROM project WHERE id > ?1 AND (?3 IS NULL OR id = ?3) \
      ORDER BY id LIMIT ?2",
     &["id"],
+);
+/// The first `?1` project ids and how many there are in all; `?2` keeps only that one.
+const FIRST_PROJECT_IDS: Query = Query::rows(
+    "SELECT id, count(*) OVER () AS total FROM project WHERE (?2 IS NULL OR id = ?2) \
+     ORDER BY id LIMIT ?1",
+    &["id", "total"],
 );
 /// A page of projects for the web list, in one statement: each project's North Star, focus (and
 /// when it was set) and open deferred counts; `?3` keeps only that project, as in `PROJECT_IDS`.
@@ -751,6 +766,30 @@ pub async fn project_ids(
         .iter()
         .map(|row| text(row, "id").map(str::to_owned))
         .collect()
+}
+
+/// The first `limit` project ids the caller reaches, in id order, and how many it reaches in
+/// all: what a tool error names when a call must say which project it means.
+pub async fn first_project_ids(
+    db: &dyn Sql,
+    limit: usize,
+    reach: Reach<'_>,
+) -> Result<(Vec<String>, i64), StoreError> {
+    let stmt = Stmt::new(
+        FIRST_PROJECT_IDS,
+        vec![Value::Int(limit as i64), reach.only().into()],
+    );
+    let results = db.batch(vec![stmt]).await?;
+    let rows = first(&results)?;
+    let total = match rows.first() {
+        Some(row) => int(row, "total")?.unwrap_or_default(),
+        None => 0,
+    };
+    let ids = rows
+        .iter()
+        .map(|row| text(row, "id").map(str::to_owned))
+        .collect::<Result<_, _>>()?;
+    Ok((ids, total))
 }
 
 /// One project as the web list shows it.

@@ -8,7 +8,7 @@ use std::time::Instant;
 use handoff_mcp::config::{Config, AUTH_TOKEN_VAR};
 use handoff_mcp::context::{Caller, Ctx};
 use handoff_mcp::http::{Headers, Response};
-use handoff_mcp::scope::Scope;
+use handoff_mcp::scope::{Credential, Scope};
 use serde_json::json;
 
 use crate::sqlite::Sqlite;
@@ -54,7 +54,7 @@ impl Server {
             db: &self.db,
             ids: &new_id,
             clock: &now,
-            caller: Caller::new(headers.get("user-agent"), Scope::All),
+            caller: Caller::new(headers.get("user-agent"), Credential::token(Scope::All)),
             focus_stale_days: 7,
         };
         handoff_mcp::sqlite::serve_mcp(

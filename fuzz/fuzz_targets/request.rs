@@ -9,7 +9,7 @@ use std::cell::Cell;
 use handoff_mcp::config::{Config, ALLOWED_ORIGINS_VAR, AUTH_TOKEN_VAR};
 use handoff_mcp::context::{Caller, Ctx};
 use handoff_mcp::http::Headers;
-use handoff_mcp::scope::Scope;
+use handoff_mcp::scope::{Credential, Scope};
 use handoff_mcp::sqlite::Sqlite;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value as Json;
@@ -50,7 +50,7 @@ fn check(data: &[u8]) {
         db: &db,
         ids: &new_id,
         clock: &now,
-        caller: Caller::new(headers.get("user-agent"), Scope::All),
+        caller: Caller::new(headers.get("user-agent"), Credential::token(Scope::All)),
         focus_stale_days: 7,
     };
     let response =

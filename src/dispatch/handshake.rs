@@ -58,7 +58,9 @@ pub async fn serve(
         let negotiated = version::negotiate_handshake(requested);
         return Ok(id.map(|id| {
             let mut reply = Success::new(id);
-            json_write::push_value(reply.result(), &protocol::initialize(negotiated));
+            let one_project = ctx.caller.scope.project().is_some();
+            let result = protocol::initialize(negotiated, one_project);
+            json_write::push_value(reply.result(), &result);
             reply.finish()
         }));
     }

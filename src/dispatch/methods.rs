@@ -25,7 +25,7 @@ pub async fn serve(
     let scope = &ctx.caller.scope;
     let (result, cache) = match method {
         "tools/list" => (
-            tools::schema::list(scope.read_only()).clone(),
+            tools::schema::list(scope.read_only(), scope.project().is_some()).clone(),
             Some(Cache::PerScope),
         ),
         "tools/call" => {

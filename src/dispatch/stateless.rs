@@ -12,7 +12,7 @@ use crate::json_read::Node;
 use crate::json_write;
 use crate::jsonrpc::Success;
 use crate::protocol::version::{self, Era};
-use crate::protocol::{self, Cache, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
+use crate::protocol::{self, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
 
 /// Serves one message of the stateless lane (2026-07-28): its success response's JSON text, or `None` for a
 /// notification.
@@ -70,10 +70,11 @@ pub async fn serve(
     let era = Era::Stateless;
     let mut reply = Success::new(id);
     match method {
-        "server/discover" => json_write::push_value(
-            reply.result(),
-            &protocol::envelope(protocol::discover().clone(), era, Some(Cache::Static)),
-        ),
+        "server/discover" => {
+            let (body, cache) = protocol::discover(ctx.caller.scope.project().is_some());
+            let result = protocol::envelope(body.clone(), era, Some(cache));
+            json_write::push_value(reply.result(), &result)
+        }
         _ => methods::serve(method, params, era, ctx, reply.result()).await?,
     }
     Ok(Some(reply.finish()))

@@ -38,6 +38,21 @@ pub const INSTRUCTIONS: &str = "handoff-mcp keeps one project pointed at its Nor
 At the start of every chat call get_state with the project's id, state the North Star, then advance \
 the one focus (本丸). Deferred cleanup and record tasks (後処理) wait until the North Star is reached. \
 A new project starts with set_north_star.";
+/// The instructions for a credential of one project (a project token, a one-project OAuth
+/// grant): the same, and that no project id is needed.
+pub const ONE_PROJECT_INSTRUCTIONS: &str = "handoff-mcp keeps one project pointed at its North Star \
+across chats. This connection reaches one project, so project_id may be left out of every call. At \
+the start of every chat call get_state, state the North Star, then advance the one focus (本丸). \
+Deferred cleanup and record tasks (後処理) wait until the North Star is reached. A new project starts \
+with set_north_star.";
+
+/// The instructions for a credential that reaches one project, or several.
+pub fn instructions(one_project: bool) -> &'static str {
+    match one_project {
+        true => ONE_PROJECT_INSTRUCTIONS,
+        false => INSTRUCTIONS,
+    }
+}
 
 pub fn server_info() -> Json {
     json!({"name": SERVER_NAME, "version": SERVER_VERSION})
@@ -69,26 +84,33 @@ pub fn capabilities(era: Era) -> Json {
     capabilities
 }
 
-/// The stateless `server/discover` result body, built once per isolate.
-pub fn discover() -> &'static Json {
-    &DISCOVER
+/// The stateless `server/discover` result body, built once per isolate, for a credential of
+/// several projects or of one, and how long and for whom it may be cached.
+pub fn discover(one_project: bool) -> (&'static Json, Cache) {
+    match one_project {
+        false => (&DISCOVER, Cache::Static),
+        true => (&DISCOVER_ONE_PROJECT, Cache::PerScope),
+    }
 }
 
-static DISCOVER: LazyLock<Json> = LazyLock::new(|| {
+static DISCOVER: LazyLock<Json> = LazyLock::new(|| discover_body(false));
+static DISCOVER_ONE_PROJECT: LazyLock<Json> = LazyLock::new(|| discover_body(true));
+
+fn discover_body(one_project: bool) -> Json {
     json!({
         "supportedVersions": version::SUPPORTED_STATELESS,
         "capabilities": capabilities(Era::Stateless),
-        "instructions": INSTRUCTIONS,
+        "instructions": instructions(one_project),
     })
-});
+}
 
 /// The handshake lane's `initialize` result for a negotiated version.
-pub fn initialize(negotiated: &'static str) -> Json {
+pub fn initialize(negotiated: &'static str, one_project: bool) -> Json {
     json!({
         "protocolVersion": negotiated,
         "capabilities": capabilities(Era::Handshake(negotiated)),
         "serverInfo": server_info(),
-        "instructions": INSTRUCTIONS,
+        "instructions": instructions(one_project),
     })
 }
 

@@ -136,6 +136,20 @@ pub async fn call(
     arguments: Option<&Node<'_>>,
     ctx: &Ctx<'_>,
 ) -> Result<ToolResult, Error> {
+    let scope = &ctx.caller.scope;
+    // A credential of one project means that project when the call names none; with one of
+    // several projects, a call that must name one is told which it may name.
+    let filled;
+    let arguments = match (unnamed_project(def, arguments), scope.project()) {
+        (None, _) => arguments,
+        (Some(_), Some(only)) => {
+            filled = with_project(arguments, only);
+            Some(&filled)
+        }
+        (Some(Unnamed::Absent), None) => return which_project(def, ctx).await,
+        // An empty id is an id, and the rule refuses it.
+        (Some(Unnamed::Empty), None) => arguments,
+    };
     let args = match args::check(def, arguments) {
         Ok(args) => args,
         Err(sentence) => {
@@ -146,7 +160,6 @@ pub async fn call(
             )))
         }
     };
-    let scope = &ctx.caller.scope;
     if def.handler.writes() && scope.read_only() {
         return Ok(ToolResult::error(read_only_refusal(def)));
     }
@@ -178,6 +191,72 @@ pub async fn call(
     };
     run.await
         .map_err(|e| e.in_tool(def.name, def.handler.writes()))
+}
+
+/// How a call leaves out the `project_id` its tool requires.
+enum Unnamed {
+    /// Not there at all, or null.
+    Absent,
+    /// An empty string: left out where the credential reaches one project, else refused.
+    Empty,
+}
+
+/// Whether, and how, the call leaves out the `project_id` its tool requires.
+fn unnamed_project(def: &ToolDef, arguments: Option<&Node<'_>>) -> Option<Unnamed> {
+    let requires = def
+        .params
+        .iter()
+        .any(|p| p.required && matches!(p.rule, args::Rule::ProjectId));
+    // Arguments that are not an object are for `args::check` to refuse.
+    let object = matches!(arguments, None | Some(Node::Null | Node::Object(_)));
+    if !requires || !object {
+        return None;
+    }
+    match arguments.and_then(|a| a.get(args::PROJECT_ID.name)) {
+        None | Some(Node::Null) => Some(Unnamed::Absent),
+        Some(given) if given.as_str() == Some("") => Some(Unnamed::Empty),
+        Some(_) => None,
+    }
+}
+
+/// The arguments with `project_id` set to the credential's one project (any non-object
+/// arguments are left for `args::check` to refuse).
+fn with_project<'a>(arguments: Option<&Node<'a>>, project: &str) -> Node<'a> {
+    let mut members = match arguments {
+        Some(Node::Object(members)) => members.clone(),
+        Some(other) => return other.clone(),
+        None => Vec::new(),
+    };
+    members.retain(|(name, _)| name != args::PROJECT_ID.name);
+    members.push((
+        args::PROJECT_ID.name.into(),
+        Node::String(project.to_owned().into()),
+    ));
+    Node::Object(members)
+}
+
+/// How many projects the error of a call without `project_id` names before it counts the rest.
+const NAMED_MAX: usize = 5;
+
+/// The error of a call that leaves out `project_id` under a credential of several projects: it
+/// names the first few it can reach, and how many more.
+async fn which_project(def: &ToolDef, ctx: &Ctx<'_>) -> Result<ToolResult, Error> {
+    let reach = ctx.caller.scope.reach();
+    let (ids, total) = crate::store::first_project_ids(ctx.db, NAMED_MAX, reach)
+        .await
+        .map_err(|e| Error::from(e).in_tool(def.name, def.handler.writes()))?;
+    let named: Vec<String> = ids.iter().map(|id| format!("\"{id}\"")).collect();
+    let more = total - ids.len() as i64;
+    let which = match (named.is_empty(), more > 0) {
+        (true, _) => "none exists yet: name the one to create".to_owned(),
+        (false, false) => format!("it reaches {}", named.join(", ")),
+        (false, true) => format!("it reaches {} and {more} more", named.join(", ")),
+    };
+    Ok(ToolResult::error(format!(
+        "{} needs a project_id: this connection reaches several projects, and {which}. Nothing \
+         was read or written.",
+        def.name
+    )))
 }
 
 /// The refusal of a tool that writes, under a read-only token.

@@ -10,37 +10,51 @@ use super::args::{Rule, TASK_ID_MAX};
 use super::{ToolDef, ALL};
 use crate::model::{Kind, PROJECT_ID_MAX};
 
-/// The tools/list bodies, built once per isolate: every tool, and the read-only ones alone (for
-/// a read-only token). The same for every era, since no tool has an outputSchema. A tool with a
+/// The tools/list bodies, built once per isolate: every tool, or the read-only ones alone (for a
+/// read-only credential), each for a credential of every project or of one (whose `project_id`
+/// may be left out). The same for every era, since no tool has an outputSchema. A tool with a
 /// `ui` resource names it for every client: a stateless server cannot remember what a 2025
 /// client announced at initialize, and a client that renders no MCP Apps ignores `_meta` (the
 /// result it gets is the same).
-static TOOLS: LazyLock<Json> = LazyLock::new(|| list_body(|_| true));
-static READ_ONLY_TOOLS: LazyLock<Json> = LazyLock::new(|| list_body(|t| t.annotations.read_only));
+static TOOLS: LazyLock<Json> = LazyLock::new(|| list_body(false, false));
+static READ_ONLY_TOOLS: LazyLock<Json> = LazyLock::new(|| list_body(true, false));
+static ONE_PROJECT_TOOLS: LazyLock<Json> = LazyLock::new(|| list_body(false, true));
+static ONE_PROJECT_READ_ONLY_TOOLS: LazyLock<Json> = LazyLock::new(|| list_body(true, true));
 
-fn list_body(listed: impl Fn(&ToolDef) -> bool) -> Json {
+fn list_body(read_only: bool, one_project: bool) -> Json {
     let list: Vec<Json> = ALL
         .iter()
-        .filter(|t| listed(t))
-        .map(|t| list_entry(t))
+        .filter(|t| !read_only || t.annotations.read_only)
+        .map(|t| list_entry(t, one_project))
         .collect();
     json!({ "tools": list })
 }
 
-/// The tools/list body of a credential: every tool, or only the read-only ones.
-pub fn list(read_only: bool) -> &'static Json {
-    if read_only {
-        &READ_ONLY_TOOLS
-    } else {
-        &TOOLS
+/// The tools/list body of a credential: every tool, or only the read-only ones; with
+/// `one_project`, `project_id` is optional.
+pub fn list(read_only: bool, one_project: bool) -> &'static Json {
+    match (read_only, one_project) {
+        (false, false) => &TOOLS,
+        (true, false) => &READ_ONLY_TOOLS,
+        (false, true) => &ONE_PROJECT_TOOLS,
+        (true, true) => &ONE_PROJECT_READ_ONLY_TOOLS,
     }
 }
 
-/// The tools/list entry of one tool.
-pub fn list_entry(def: &ToolDef) -> Json {
+/// How `project_id` is described to a credential that reaches one project, where it is optional.
+pub const ONE_PROJECT_ID: &str = "The project's id. Optional: this connection reaches one \
+    project, which it means when left out.";
+
+/// The tools/list entry of one tool; with `one_project`, its `project_id` is optional.
+pub fn list_entry(def: &ToolDef, one_project: bool) -> Json {
     let mut properties = Map::new();
     for p in def.params {
-        let mut schema = json!({"type": "string", "description": p.description});
+        let project_id = matches!(p.rule, Rule::ProjectId);
+        let description = match one_project && project_id {
+            true => ONE_PROJECT_ID,
+            false => p.description,
+        };
+        let mut schema = json!({"type": "string", "description": description});
         match p.rule {
             Rule::ProjectId => {
                 schema["pattern"] = json!("^[A-Za-z0-9][A-Za-z0-9._-]*$");
@@ -64,7 +78,7 @@ pub fn list_entry(def: &ToolDef) -> Json {
     let required: Vec<&str> = def
         .params
         .iter()
-        .filter(|p| p.required)
+        .filter(|p| p.required && !(one_project && matches!(p.rule, Rule::ProjectId)))
         .map(|p| p.name)
         .collect();
     let mut entry = json!({

@@ -10,15 +10,18 @@
 //! are relative, so no page holds the token. No SQL, no `worker::*` and no escaping by hand
 //! here: markup is built in `html`.
 
-pub mod form;
+mod clients;
 mod html;
 mod records;
 mod svg;
 
+pub use crate::html::HEADERS;
 pub use records::search_fields;
 
+use crate::config::Config;
 use crate::context::{Caller, Ctx};
 use crate::error::Error;
+use crate::form;
 use crate::http::Response;
 use crate::json_read::Node;
 use crate::model;
@@ -36,23 +39,6 @@ pub const PAGE: usize = 100;
 const REFUSED: u16 = 422;
 /// The form encoding every page form posts.
 pub const FORM_TYPE: &str = "application/x-www-form-urlencoded";
-
-/// The headers of every web response. The CSP allows no script at all, styles only inline,
-/// images only from here or `data:`, forms only to here; `frame-ancestors 'none'` (and the
-/// older `X-Frame-Options`) keeps the pages out of other sites' frames. The token is in the URL, so the referrer never leaves this
-/// origin, and nothing is cached.
-pub const HEADERS: [(&str, &str); 6] = [
-    ("content-type", "text/html; charset=utf-8"),
-    (
-        "content-security-policy",
-        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; \
-         form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-    ),
-    ("referrer-policy", "same-origin"),
-    ("cache-control", "no-store"),
-    ("x-content-type-options", "nosniff"),
-    ("x-frame-options", "DENY"),
-];
 
 /// A planned web request: a page to render, or a form post whose body is to be read. `route`
 /// makes it from a path of its table and the query string (`index_cursor`, `search_fields`).
@@ -84,6 +70,12 @@ pub enum Page {
     /// The import page, or (`post`) the import it posts.
     Import {
         post: bool,
+    },
+    /// The connected OAuth clients.
+    Clients,
+    /// A connected client's Revoke button.
+    Revoke {
+        grant: String,
     },
 }
 
@@ -180,7 +172,7 @@ pub fn refusal(error: &Error) -> Response {
 }
 
 /// Carries out a planned web request (`body` is empty for a page).
-pub async fn serve(action: &Page, body: &[u8], ctx: &Ctx<'_>) -> Response {
+pub async fn serve(action: &Page, body: &[u8], ctx: &Ctx<'_>, config: &Config) -> Response {
     // Every project page is drawn by one call below: the page itself, a form's refusal, and the
     // page of no project that a credential outside its scope gets.
     let (id, depth, refused) = match action {
@@ -197,6 +189,8 @@ pub async fn serve(action: &Page, body: &[u8], ctx: &Ctx<'_>) -> Response {
             return records::export(ctx, project, *markdown).await
         }
         Page::Import { post } => return records::import(ctx, *post, body).await,
+        Page::Clients => return clients::list(ctx, config).await,
+        Page::Revoke { grant } => return clients::revoke(ctx, grant).await,
         Page::Form { project, tool } => match form(ctx, project, tool, body).await {
             Ok(FormResult::Written(response)) => return response,
             Ok(FormResult::Refused(refused)) => (project, Depth::Tool, refused),

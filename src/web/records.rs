@@ -7,10 +7,11 @@
 //! escaping by hand here: markup goes through `Html`.
 
 use super::html::{self, Html};
-use super::{form, refusal};
+use super::refusal;
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::export;
+use crate::form;
 use crate::http::{Response, MAX_BODY_BYTES};
 use crate::json_read::Node;
 use crate::render;
@@ -59,6 +60,7 @@ pub fn list_box(h: &mut Html, up: &str, write: bool) {
     if write {
         h.fill("<p><a href=\"{}import\">Import a project</a></p>", &[up]);
     }
+    h.fill("<p><a href=\"{}clients\">Connected clients</a></p>", &[up]);
 }
 
 /// A project's export, as a download: the JSON document, or its Markdown. A project the

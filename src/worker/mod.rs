@@ -29,8 +29,9 @@ use crate::config::{
 };
 use crate::context::{Caller, Ctx};
 use crate::http;
+use crate::oauth::{self, Fetched, Step};
 use crate::route::{self, Plan};
-use crate::scope::Scope;
+use crate::scope::Credential;
 use crate::store;
 use d1::D1Store;
 use drive::{drive, settle};
@@ -67,30 +68,153 @@ pub fn fetch(req: web_sys::Request, env: Env, ctx: worker_sys::Context) -> Promi
         query,
         headers: &headers,
         own_origin: origin_of(url),
+        now_ms: now_ms(),
     };
     match route::plan(&request, config) {
         Plan::Respond(response) => Promise::resolve(&JsValue::from(or_500(respond(response)))),
         Plan::Denied(refusal) => count_failure(&req, &env, refusal),
-        Plan::Serve { endpoint, scope } => drive_reply(async move {
+        Plan::Serve {
+            endpoint,
+            credential,
+        } => drive_reply(async move {
             let body = match endpoint.reads_body() {
                 true => read_body(&req, Some(&ctx)).await?,
                 false => Vec::new(),
             };
             let db = database(&env).await?;
-            let ctx = context(&db, &headers, config, scope);
-            respond(route::serve(&endpoint, &headers, &body, &ctx).await)
+            let ctx = context(&db, &headers, config, credential);
+            respond(route::serve(&endpoint, &headers, &body, &ctx, config).await)
         }),
         Plan::OpenSse {
             endpoint_prefix,
-            scope,
+            credential,
         } => future_to_promise(async move {
-            let opened = sse::open(&env, &endpoint_prefix, &scope).await;
+            let opened = sse::open(&env, &endpoint_prefix, &credential).await;
             Ok(or_500(opened.map(Into::into)).into())
         }),
-        Plan::SseMessage { session, scope } => future_to_promise(async move {
-            let posted = sse::post(&req, &ctx, &env, &headers, &session, &scope).await;
+        Plan::SseMessage {
+            session,
+            credential,
+        } => future_to_promise(async move {
+            let posted = sse::post(&req, &ctx, &env, &headers, &session, &credential).await;
             Ok(or_500(posted.map(Into::into)).into())
         }),
+        Plan::OAuth { step, fetch } => {
+            let (method, query) = (method.to_owned(), query.map(str::to_owned));
+            let own_origin = origin_of(url).to_owned();
+            drive_reply(async move {
+                let request = http::Request {
+                    method: &method,
+                    path: "",
+                    query: query.as_deref(),
+                    headers: &headers,
+                    own_origin: &own_origin,
+                    now_ms: now_ms(),
+                };
+                serve_oauth(&req, &env, &ctx, step, fetch, &request, config).await
+            })
+        }
+    }
+}
+
+/// An OAuth request: its body, the client's metadata document when the plan names one, then
+/// `route::serve_oauth`; a wrong token pasted on the consent page is counted as any wrong token
+/// is (`count_failure`).
+async fn serve_oauth(
+    req: &web_sys::Request,
+    env: &Env,
+    ctx: &worker_sys::Context,
+    step: Step,
+    fetch: Option<String>,
+    request: &http::Request<'_>,
+    config: &'static Config,
+) -> Result<web_sys::Response> {
+    let body = match step.reads_body() {
+        true => read_body(req, Some(ctx)).await?,
+        false => Vec::new(),
+    };
+    let fetched = match &fetch {
+        Some(url) => Some(client_document(url, request.now_ms).await),
+        None => None,
+    };
+    let db = database(env).await?;
+    let served = route::serve_oauth(step, request, &body, fetched.as_ref(), config, &db, &new_id);
+    let outcome = served.await;
+    if !outcome.denied {
+        return respond(outcome.response);
+    }
+    let counted = count_failure(req, env, outcome.response);
+    Ok(settle(counted).await?.unchecked_into())
+}
+
+#[wasm_bindgen(module = "/src/worker/fetch.js")]
+extern "C" {
+    /// The promise of "<status>\n<cache-control>\n<body>", or of "!<why>" (`fetch.js`).
+    #[wasm_bindgen(js_name = fetchDocument)]
+    fn fetch_document(url: &str, cap: u32, timeout_ms: u32) -> Promise;
+}
+
+/// How long a client metadata document may take to arrive.
+const DOCUMENT_TIMEOUT_MS: u32 = 5_000;
+/// How many client metadata documents an isolate keeps.
+const DOCUMENTS_KEPT: usize = 16;
+
+thread_local! {
+    /// The client metadata documents fetched lately: URL, until when they may be used, and
+    /// what the fetch came to.
+    static DOCUMENTS: RefCell<Vec<(String, i64, Fetched)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A client's metadata document: kept from an earlier fetch while its cache headers allow,
+/// else fetched (`fetch.js`) and kept, the least recently fetched making room.
+async fn client_document(url: &str, now: i64) -> Fetched {
+    let kept = DOCUMENTS.with_borrow(|documents| {
+        documents
+            .iter()
+            .find(|(known, until, _)| known == url && now < *until)
+            .map(|(_, _, fetched)| fetched.clone())
+    });
+    if let Some(fetched) = kept {
+        return fetched;
+    }
+    let cap = oauth::DOCUMENT_MAX as u32;
+    let text = settle(fetch_document(url, cap, DOCUMENT_TIMEOUT_MS))
+        .await
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_else(|| "!unreachable".into());
+    let (fetched, keep_ms) = match text.strip_prefix('!') {
+        Some(_) => (Fetched::Failed(failure(&text)), 0),
+        None => {
+            let mut lines = text.splitn(3, '\n');
+            let status = lines.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+            let cache_control = lines.next().filter(|c| !c.is_empty());
+            let body = lines.next().unwrap_or_default().to_owned();
+            let keep = if status == 200 {
+                oauth::cache_ms(cache_control)
+            } else {
+                0
+            };
+            (Fetched::Answer { status, body }, keep)
+        }
+    };
+    if keep_ms > 0 {
+        DOCUMENTS.with_borrow_mut(|documents| {
+            documents.retain(|(known, _, _)| known != url);
+            documents.truncate(DOCUMENTS_KEPT - 1);
+            documents.insert(0, (url.to_owned(), now + keep_ms, fetched.clone()));
+        });
+    }
+    fetched
+}
+
+/// `fetch.js`'s reason as the sentence `Fetched::Failed` carries.
+fn failure(text: &str) -> &'static str {
+    match text {
+        "!slow" => "it took longer than 5 seconds",
+        "!redirect" => "it answered with a redirect, which is not followed",
+        "!large" => "it is larger than 5 KB",
+        _ => "it could not be reached",
     }
 }
 
@@ -273,13 +397,18 @@ fn now_ms() -> i64 {
     worker::Date::now().as_millis() as i64
 }
 
-/// The request context over D1, random ids and the Workers clock, for the planned scope.
-fn context<'a>(db: &'a D1Store, headers: &http::Headers, config: &Config, scope: Scope) -> Ctx<'a> {
+/// The request context over D1, random ids and the Workers clock, for the planned credential.
+fn context<'a>(
+    db: &'a D1Store,
+    headers: &http::Headers,
+    config: &Config,
+    credential: Credential,
+) -> Ctx<'a> {
     Ctx {
         db,
         ids: &new_id,
         clock: &now_ms,
-        caller: Caller::new(headers.get("user-agent"), scope),
+        caller: Caller::new(headers.get("user-agent"), credential),
         focus_stale_days: config.focus_stale_days,
     }
 }

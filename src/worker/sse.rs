@@ -24,12 +24,13 @@ use worker::{
 use super::{config, context, database, into_worker, read_body};
 use crate::config::SSE_BINDING;
 use crate::http;
-use crate::scope::Scope;
+use crate::scope::Credential;
 use crate::sse;
 
 /// Internal header carrying the endpoint path from the Worker to the object.
 const ENDPOINT_HEADER: &str = "x-handoff-endpoint";
-/// Internal header carrying the request's scope (`Scope::to_wire`) from the Worker to the object.
+/// Internal header carrying the request's credential (`Credential::to_wire`: its scope, and an
+/// OAuth grant's id and client) from the Worker to the object.
 const SCOPE_HEADER: &str = "x-handoff-scope";
 
 /// The open stream of a session, and how much of what was sent on it its client has not read.
@@ -90,14 +91,14 @@ fn send(slot: &Slot, bytes: Vec<u8>) -> bool {
 
 /// GET /<token>/sse or /sse: a fresh unguessable session, its object, and the stream the
 /// object returns. The object serves the opener's scope only.
-pub async fn open(env: &Env, endpoint_prefix: &str, scope: &Scope) -> Result<Response> {
+pub async fn open(env: &Env, endpoint_prefix: &str, credential: &Credential) -> Result<Response> {
     let session = uuid::Uuid::new_v4().simple().to_string();
     let headers = Headers::new();
     headers.set(
         ENDPOINT_HEADER,
         &sse::endpoint_path(endpoint_prefix, &session),
     )?;
-    headers.set(SCOPE_HEADER, &scope.to_wire())?;
+    headers.set(SCOPE_HEADER, &credential.to_wire())?;
     let request = internal_request("GET", "https://sse.internal/open", &headers, None)?;
     stub(env, &session)?.fetch_with_request(request).await
 }
@@ -110,7 +111,7 @@ pub async fn post(
     env: &Env,
     headers: &http::Headers,
     session: &str,
-    scope: &Scope,
+    credential: &Credential,
 ) -> Result<Response> {
     // The size rule, before the body goes any further.
     let body = read_body(req, Some(ctx)).await?;
@@ -121,7 +122,7 @@ pub async fn post(
     for (name, value) in http::forwarded_headers(headers) {
         forwarded.set(name, value)?;
     }
-    forwarded.set(SCOPE_HEADER, &scope.to_wire())?;
+    forwarded.set(SCOPE_HEADER, &credential.to_wire())?;
     let request = internal_request(
         "POST",
         "https://sse.internal/message",
@@ -161,8 +162,8 @@ pub struct SseSession {
     env: Env,
     /// The open stream's outbox; `None` before open and once the session is closed.
     stream: Slot,
-    /// The scope of the credential that opened the stream; a POST must carry the same.
-    scope: RefCell<Option<Scope>>,
+    /// The credential that opened the stream; a POST must carry the same.
+    credential: RefCell<Option<Credential>>,
 }
 
 impl DurableObject for SseSession {
@@ -171,7 +172,7 @@ impl DurableObject for SseSession {
             state,
             env,
             stream: Rc::new(RefCell::new(None)),
-            scope: RefCell::new(None),
+            credential: RefCell::new(None),
         }
     }
 
@@ -186,10 +187,10 @@ impl DurableObject for SseSession {
 
 impl SseSession {
     fn open(&self, req: &Request) -> Result<Response> {
-        let Some(scope) = scope_of(req)? else {
+        let Some(credential) = credential_of(req)? else {
             return into_worker(http::Response::not_found());
         };
-        *self.scope.borrow_mut() = Some(scope);
+        *self.credential.borrow_mut() = Some(credential);
         let endpoint = req.headers().get(ENDPOINT_HEADER)?.unwrap_or_default();
         let (tx, rx) = unbounded::<Result<Queued>>();
         let outbox = Outbox {
@@ -212,8 +213,10 @@ impl SseSession {
         }
         // A POST whose credential has another scope than the opener's is told what a stranger
         // is told: this session is not one it can reach.
-        let scope = match scope_of(req)? {
-            Some(scope) if Some(&scope) == self.scope.borrow().as_ref() => scope,
+        let credential = match credential_of(req)? {
+            Some(credential) if Some(&credential) == self.credential.borrow().as_ref() => {
+                credential
+            }
             _ => return into_worker(sse::unknown_session()),
         };
         // Owned: the message is answered on the stream after this POST has had its 202.
@@ -229,7 +232,7 @@ impl SseSession {
         let slot = self.stream.clone();
         // Answer 202 now; the response follows on the stream when dispatch is done.
         self.state.wait_until(async move {
-            let ctx = context(&db, &headers, config, scope);
+            let ctx = context(&db, &headers, config, credential);
             let (event, diagnostic) = sse::respond(&message, &headers, &ctx).await;
             if let Some(diagnostic) = diagnostic {
                 console_error!("handoff-mcp: {diagnostic}");
@@ -253,14 +256,14 @@ impl SseSession {
     }
 }
 
-/// The scope the Worker attached to a request; `None` if it is missing or garbled, which then
-/// reaches nothing.
-fn scope_of(req: &Request) -> Result<Option<Scope>> {
+/// The credential the Worker attached to a request; `None` if it is missing or garbled, which
+/// then reaches nothing.
+fn credential_of(req: &Request) -> Result<Option<Credential>> {
     Ok(req
         .headers()
         .get(SCOPE_HEADER)?
         .as_deref()
-        .and_then(Scope::from_wire))
+        .and_then(Credential::from_wire))
 }
 
 /// Writes a comment every KEEPALIVE_SECS until the session closes.

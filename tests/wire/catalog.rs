@@ -188,7 +188,7 @@ fn the_resume_prompt() {
     assert_eq!(listed["prompts"][0]["name"], "resume");
     assert_eq!(
         listed["prompts"][0]["arguments"],
-        json!([{"name": "project_id", "description": "The project's id, e.g. \"handoff-mcp\".", "required": true}])
+        json!([{"name": "project_id", "description": "The project's id, e.g. \"handoff-mcp\". May be left out when the connection reaches one project.", "required": false}])
     );
     assert_eq!(listed["cacheScope"], "public");
     let got = result(s.stateless(

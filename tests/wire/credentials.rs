@@ -4,7 +4,7 @@
 
 use handoff_mcp::http::{self, Headers};
 use handoff_mcp::route::{self, Endpoint, Plan};
-use handoff_mcp::scope::Scope;
+use handoff_mcp::scope::{Credential, Scope};
 use serde_json::{json, Value as Json};
 
 use crate::support::{Reply, Server, TOKEN};
@@ -64,6 +64,7 @@ fn plan_of(s: &Server, method: &str, path: &str, headers: &[(&str, &str)]) -> Pl
         query: Some("sessionId=0123456789abcdef0123456789abcdef"),
         headers: &headers,
         own_origin: "https://handoff.example",
+        now_ms: 0,
     };
     route::plan(&req, &s.config)
 }
@@ -264,14 +265,14 @@ fn sse_over_the_header_names_no_token_and_each_post_needs_the_header() {
         plan_of(&s, "GET", "/sse", &[auth]),
         Plan::OpenSse {
             endpoint_prefix: "/sse/message?sessionId=".into(),
-            scope: Scope::All,
+            credential: Credential::token(Scope::All),
         }
     );
     assert_eq!(
         plan_of(&s, "POST", "/sse/message", &[auth, JSON]),
         Plan::SseMessage {
             session: SESSION.into(),
-            scope: Scope::All,
+            credential: Credential::token(Scope::All),
         }
     );
     for headers in [vec![JSON], vec![JSON, ("Authorization", "Bearer nope")]] {
@@ -290,21 +291,21 @@ fn sse_over_the_header_names_no_token_and_each_post_needs_the_header() {
         plan_of(&s, "GET", "/sse", &[("Authorization", header.as_str())]),
         Plan::OpenSse {
             endpoint_prefix: "/sse/message?sessionId=".into(),
-            scope: alpha_ro.clone(),
+            credential: Credential::token(alpha_ro.clone()),
         }
     );
     assert_eq!(
         plan_of(&s, "GET", &format!("/{RO}/sse"), &[]),
         Plan::OpenSse {
             endpoint_prefix: format!("/{RO}/sse/message?sessionId="),
-            scope: alpha_ro.clone(),
+            credential: Credential::token(alpha_ro.clone()),
         }
     );
     assert_eq!(
         plan_of(&s, "POST", &format!("/{RO}/sse/message"), &[JSON]),
         Plan::SseMessage {
             session: SESSION.into(),
-            scope: alpha_ro,
+            credential: Credential::token(alpha_ro),
         }
     );
 }
@@ -600,7 +601,10 @@ fn a_malformed_credential_table_fails_closed() {
     ] {
         let s = Server::with_vars(&vars);
         let health = s.request_to("GET", "/healthz", &[], b"");
-        assert_eq!((health.status, health.body.as_str()), (200, "ok"));
+        assert_eq!(
+            (health.status, health.body.as_str()),
+            (200, "ok\noauth: off (no OAUTH_KEY secret is set)\n")
+        );
         let header = bearer(TOKEN);
         for (method, path, headers) in [
             ("POST", format!("/{TOKEN}/mcp"), vec![JSON]),
@@ -760,6 +764,7 @@ fn only_a_presented_token_that_matches_none_is_counted() {
             query: Some(query),
             headers: &headers,
             own_origin: "https://handoff.example",
+            now_ms: 0,
         };
         assert_eq!(
             counted_or_not(route::plan(&req, &s.config)),

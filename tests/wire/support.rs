@@ -8,7 +8,7 @@ use std::ops::Deref;
 use handoff_mcp::config::{Config, ALLOWED_ORIGINS_VAR, AUTH_TOKEN_VAR};
 use handoff_mcp::context::{Caller, Ctx};
 use handoff_mcp::http::Headers;
-use handoff_mcp::scope::Scope;
+use handoff_mcp::scope::{Credential, Scope};
 use handoff_mcp::store::{LocalFuture, Rows, Sql, Stmt, StoreError};
 use serde_json::{json, Value as Json};
 
@@ -183,7 +183,7 @@ impl Server {
             db: &self.db,
             ids: &new_id,
             clock: &now,
-            caller: Caller::new(user_agent, Scope::All),
+            caller: Caller::new(user_agent, Credential::token(Scope::All)),
             focus_stale_days: 7,
         })
     }
@@ -232,6 +232,7 @@ impl Server {
             query,
             headers: &headers,
             own_origin: ORIGIN,
+            now_ms: self.now.get(),
         };
         let res = self.with_ctx(headers.get("user-agent"), |ctx| {
             handoff_mcp::sqlite::serve(&req, &self.config, body, ctx)

@@ -254,7 +254,6 @@ fn bad_arguments_name_the_argument_and_write_nothing() {
         ("get_state", json!({"project_id": ""}), "project_id must be 1-64 characters of ASCII letters, digits, '-', '_' or '.', starting with a letter or digit; got \"\""),
         ("get_state", json!({"project_id": "-lead"}), "project_id must be 1-64 characters of ASCII letters, digits, '-', '_' or '.', starting with a letter or digit; got \"-lead\""),
         ("get_state", json!({"project_id": ["p1"]}), "argument \"project_id\" must be a string, got an array"),
-        ("get_state", json!({}), "missing required argument \"project_id\": The project's id, e.g. \"handoff-mcp\"."),
         ("set_focus", json!({"project_id": "p1", "statement": "s", "why": false}), "argument \"why\" must be a string, got a boolean"),
         ("set_focus", json!({"project_id": "p1", "statement": ""}), "statement is empty; the focus must name the one thing to do now."),
         ("add_task", json!({"project_id": "p1", "body": "b", "kind": "urgent"}), "kind must be one of main, cleanup, record; got \"urgent\""),
@@ -270,6 +269,15 @@ fn bad_arguments_name_the_argument_and_write_nothing() {
             expected.trim_end_matches('.')
         );
         assert_eq!(sentence, expected, "{tool} {args}");
+    }
+    // A call that leaves out project_id under a token of every project is told which it may
+    // name; null is left out too.
+    for args in [json!({}), json!({"project_id": null})] {
+        assert_eq!(
+            s.err("get_state", args),
+            "get_state needs a project_id: this connection reaches several projects, and it \
+             reaches \"p1\". Nothing was read or written."
+        );
     }
     assert_eq!(s.db.dump(), before);
 }

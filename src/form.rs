@@ -14,7 +14,12 @@
 //! larger (169,812 → 170,503, +1,883 raw; 2026-12-05): `worker` depends on it, but little of
 //! its decoding was in the wasm already.
 
-use crate::tools::args::preview;
+use crate::render;
+
+/// A received name, shortened for a sentence (as a tool's argument is).
+fn preview(s: &str) -> String {
+    render::clip(s, 40)
+}
 
 /// The decoded fields, in body order, each name at most once, each value's line breaks LF.
 pub fn decode(body: &[u8]) -> Result<Vec<(String, String)>, String> {
@@ -35,6 +40,28 @@ pub fn decode(body: &[u8]) -> Result<Vec<(String, String)>, String> {
         fields.push((name, value));
     }
     Ok(fields)
+}
+
+/// `value` percent-encoded for a URL's query string: every byte but RFC 3986's unreserved
+/// characters as `%XX`, so it reads back the same through any query parser.
+pub fn encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push('%');
+            out.push(char::from(b"0123456789ABCDEF"[usize::from(b >> 4)]));
+            out.push(char::from(b"0123456789ABCDEF"[usize::from(b & 15)]));
+        }
+    }
+    out
+}
+
+/// One form-encoded value on its own (the client id and secret of `Authorization: Basic`, which
+/// RFC 6749 §2.3.1 form-encodes), decoded; as it is when it does not decode.
+pub fn percent_decoded(raw: &str) -> String {
+    unescape(raw.as_bytes()).unwrap_or_else(|_| raw.to_owned())
 }
 
 fn unescape(raw: &[u8]) -> Result<String, &'static str> {
@@ -73,6 +100,19 @@ mod tests {
 
     fn ok(body: &str) -> Vec<(String, String)> {
         decode(body.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn encoded_values_decode_to_themselves() {
+        for value in ["", "abc-._~", "a b&c=d+e%f/g?h#i", "本丸 🎯", "x\ny"] {
+            let encoded = encode(value);
+            assert!(encoded
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._~%".contains(&b)));
+            assert_eq!(ok(&format!("v={encoded}")), [("v".into(), value.into())]);
+            assert_eq!(percent_decoded(&encoded), value);
+        }
+        assert_eq!(percent_decoded("100%"), "100%");
     }
 
     #[test]

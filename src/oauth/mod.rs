@@ -1,0 +1,644 @@
+//! The OAuth 2.1 authorization server inside the Worker, for clients that connect with nothing
+//! but the server's URL (claude.ai, Claude Desktop's connectors, the mobile apps, mcp-remote):
+//! discovery (RFC 9728's protected-resource metadata, RFC 8414's authorization-server metadata),
+//! client registration (client ID metadata documents, and RFC 7591's dynamic registration as the
+//! fallback), the consent page (`consent`), and the token endpoint (codes with PKCE S256,
+//! refresh tokens rotated on every use). `route` plans each request (`Step`), the shell fetches a
+//! client's metadata document when the step needs one (`document_url`), and `serve` answers.
+//!
+//! What a person grants is a `Scope` no wider than the token they paste on the consent page
+//! (there are no accounts: that token is who they are). Access tokens, codes and registrations
+//! are sealed (`seal`), not stored; a grant and its refresh token's hash are the only rows
+//! (`store::oauth`). No `worker::*`, no SQL and no sentence that holds a token here.
+
+mod client;
+mod consent;
+
+use serde_json::{json, Value as Json};
+
+use crate::base64;
+use crate::config::{Config, Credentials, OAuth};
+use crate::context::NewId;
+use crate::crypto;
+use crate::error::Error;
+use crate::form;
+use crate::http::{self, Request, Response};
+use crate::json_read::Node;
+use crate::json_write;
+use crate::scope::Scope;
+use crate::seal;
+use crate::store::oauth::{self as grants, Made, NewGrant};
+use crate::store::Sql;
+
+pub use client::{document_url, DOCUMENT_MAX};
+
+/// How long an access token lives. Each is checked without a read (`http::authenticate`); a
+/// revoked grant is refused by the first storage batch, so this bounds only calls that read
+/// nothing (initialize, tools/list).
+pub const ACCESS_MS: i64 = 3_600_000;
+/// How long an authorization code lives: the client exchanges it at once.
+pub const CODE_MS: i64 = 60_000;
+/// How long the consent page's ticket lives: the person picks a project meanwhile.
+pub const TICKET_MS: i64 = 15 * 60_000;
+/// How long a grant lives unused; each refresh moves it on, so a client in use never asks the
+/// person to log in again.
+pub const GRANT_MS: i64 = 90 * 86_400_000;
+
+/// What the scopes mean: `handoff:read` the read-only tools, `handoff:write` the write tools.
+/// Which projects a grant reaches is chosen on the consent page, not by scope.
+pub const READ_SCOPE: &str = "handoff:read";
+pub const WRITE_SCOPE: &str = "handoff:write";
+
+/// An OAuth request, as planned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// RFC 9728 metadata of the MCP endpoint.
+    ResourceMetadata,
+    /// RFC 8414 metadata of this authorization server.
+    ServerMetadata,
+    /// `POST /register`.
+    Register,
+    /// `GET /authorize`: the consent page.
+    Authorize,
+    /// `POST /authorize`: the consent page's form.
+    Consent,
+    /// `POST /token`.
+    Token,
+    /// `OPTIONS` on any of them: a browser's CORS preflight.
+    Preflight,
+}
+
+impl Step {
+    /// Whether the shell must read the body before `serve`.
+    pub fn reads_body(self) -> bool {
+        matches!(self, Step::Register | Step::Consent | Step::Token)
+    }
+}
+
+/// What fetching a client's metadata document came to, as the shell hands it in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fetched {
+    /// The answer: its status and its body, read up to `DOCUMENT_MAX` bytes.
+    Answer { status: u16, body: String },
+    /// No usable answer: too slow, too large, a redirect, no connection. Why, in a few words.
+    Failed(&'static str),
+}
+
+/// What `serve` came to: a response, and whether it refused a token that was presented (a
+/// wrong token pasted on the consent page), which the shell counts as it counts a wrong token
+/// anywhere.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub response: Response,
+    pub denied: bool,
+}
+
+impl From<Response> for Outcome {
+    fn from(response: Response) -> Self {
+        Outcome {
+            response,
+            denied: false,
+        }
+    }
+}
+
+/// What `serve` needs from outside: storage, fresh values and the configured tokens.
+pub struct Services<'a> {
+    pub db: &'a dyn Sql,
+    pub ids: &'a dyn NewId,
+    pub credentials: &'a Credentials,
+}
+
+/// Answers a planned OAuth request. `fetched` is the client's metadata document when
+/// `document_url` named one for this request.
+pub async fn serve(
+    step: Step,
+    req: &Request<'_>,
+    body: &[u8],
+    fetched: Option<&Fetched>,
+    oauth: &OAuth,
+    services: &Services<'_>,
+) -> Outcome {
+    match step {
+        Step::ResourceMetadata => public_json(200, &resource_metadata(oauth)).into(),
+        Step::ServerMetadata => public_json(200, &server_metadata(oauth)).into(),
+        Step::Register => register(body, oauth, req.now_ms).into(),
+        Step::Authorize => consent::page(req, fetched, oauth).into(),
+        Step::Consent => consent::post(req, body, fetched, oauth, services).await,
+        Step::Token => token(req, body, oauth, services).await.into(),
+        Step::Preflight => preflight().into(),
+    }
+}
+
+/// The metadata document URL a request's client id names, for the shell to fetch before
+/// `serve`: on the consent steps only, for a client id that is such a URL.
+pub fn fetch_for(step: Step, query: Option<&str>, config: &Config) -> Option<String> {
+    let oauth = config.oauth.as_ref().ok()?;
+    if !matches!(step, Step::Authorize | Step::Consent) {
+        return None;
+    }
+    let fields = form::decode(query.unwrap_or_default().as_bytes()).ok()?;
+    let client_id = fields.iter().find(|(k, _)| k == "client_id")?.1.as_str();
+    document_url(client_id, oauth).map(str::to_owned)
+}
+
+/// How long the shell may keep a fetched metadata document, from its `Cache-Control`: its
+/// `max-age`, at most a day; nothing for `no-store` or `no-cache`; five minutes without either.
+pub fn cache_ms(cache_control: Option<&str>) -> i64 {
+    const DEFAULT_MS: i64 = 5 * 60_000;
+    const MOST_MS: i64 = 86_400_000;
+    let Some(value) = cache_control else {
+        return DEFAULT_MS;
+    };
+    let mut max_age = None;
+    for directive in value.split(',').map(str::trim) {
+        let lower = directive.to_ascii_lowercase();
+        if lower == "no-store" || lower == "no-cache" {
+            return 0;
+        }
+        if let Some(seconds) = lower.strip_prefix("max-age=") {
+            max_age = seconds.trim_matches('"').parse::<i64>().ok();
+        }
+    }
+    max_age.map_or(DEFAULT_MS, |s| (s.max(0) * 1000).min(MOST_MS))
+}
+
+/// The URL of the protected-resource metadata of `/mcp`, which a 401 names.
+pub fn resource_metadata_url(oauth: &OAuth) -> String {
+    format!("{}/.well-known/oauth-protected-resource/mcp", oauth.issuer)
+}
+
+/// RFC 9728: the MCP endpoint, its one authorization server (this Worker), the scopes.
+pub fn resource_metadata(oauth: &OAuth) -> Json {
+    json!({
+        "resource": oauth.resource,
+        "authorization_servers": [oauth.issuer],
+        "scopes_supported": [READ_SCOPE, WRITE_SCOPE],
+        "bearer_methods_supported": ["header"],
+        "resource_name": "handoff-mcp",
+    })
+}
+
+/// RFC 8414. Claude's connector dialog uses client ID metadata documents only when both
+/// `client_id_metadata_document_supported` and `"none"` among the auth methods are here.
+pub fn server_metadata(oauth: &OAuth) -> Json {
+    let at = |path: &str| format!("{}{path}", oauth.issuer);
+    json!({
+        "issuer": oauth.issuer,
+        "authorization_endpoint": at("/authorize"),
+        "token_endpoint": at("/token"),
+        "registration_endpoint": at("/register"),
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": client::AUTH_METHODS,
+        "client_id_metadata_document_supported": true,
+        "authorization_response_iss_parameter_supported": true,
+        "scopes_supported": [READ_SCOPE, WRITE_SCOPE],
+    })
+}
+
+/// The CORS headers of every OAuth answer: these endpoints are public, and a browser-based
+/// client reads them from its own origin.
+const CORS: [(&str, &str); 1] = [("access-control-allow-origin", "*")];
+
+/// A JSON answer with the CORS header and no caching.
+fn public_json(status: u16, body: &Json) -> Response {
+    let mut response = Response::json(status, json_write::to_text(body));
+    response
+        .headers
+        .extend(CORS.iter().map(|&(k, v)| (k, v.to_owned())));
+    response
+        .headers
+        .push(("cache-control", "no-store".to_owned()));
+    response
+}
+
+/// An OAuth error answer (RFC 6749 §5.2): its code and a sentence.
+fn oauth_error(status: u16, error: &str, description: &str) -> Response {
+    public_json(
+        status,
+        &json!({ "error": error, "error_description": description }),
+    )
+}
+
+/// A refusal before a request reaches its step (a method, a content type, a body too large),
+/// as OAuth's JSON error: `invalid_request` with the refusal's sentence and status.
+pub fn refusal(error: &Error) -> Response {
+    let mut response = oauth_error(error.page_status(), "invalid_request", &error.message());
+    response.headers.extend(error.headers());
+    response
+}
+
+fn preflight() -> Response {
+    let mut response = Response::text(204, "");
+    response.headers = vec![
+        ("access-control-allow-origin", "*".into()),
+        ("access-control-allow-methods", "GET, POST, OPTIONS".into()),
+        (
+            "access-control-allow-headers",
+            "authorization, content-type, mcp-protocol-version".into(),
+        ),
+        ("access-control-max-age", "86400".into()),
+    ];
+    response
+}
+
+/// RFC 7591 registration: the metadata is checked and sealed into the client id, so nothing is
+/// written, and the registration lasts as long as the key that sealed it.
+fn register(body: &[u8], oauth: &OAuth, now_ms: i64) -> Response {
+    let invalid = |error: &str, why: String| oauth_error(400, error, &why);
+    let Ok(doc) = Node::parse(body) else {
+        return invalid("invalid_client_metadata", "the body is not JSON".into());
+    };
+    if !doc.is_object() {
+        return invalid(
+            "invalid_client_metadata",
+            "the body is not a JSON object".into(),
+        );
+    }
+    let redirect_uris = match client::redirect_uris(doc.get("redirect_uris")) {
+        Ok(uris) => uris,
+        Err(why) => return invalid("invalid_redirect_uri", why),
+    };
+    let method = match doc.get("token_endpoint_auth_method") {
+        // RFC 7591 §2: without one, client_secret_basic.
+        None | Some(Node::Null) => "client_secret_basic",
+        Some(given) => match given.as_str().filter(|m| client::AUTH_METHODS.contains(m)) {
+            Some(method) => method,
+            None => {
+                return invalid(
+                    "invalid_client_metadata",
+                    format!(
+                        "token_endpoint_auth_method must be one of {}",
+                        client::AUTH_METHODS.join(", ")
+                    ),
+                )
+            }
+        },
+    };
+    let listed = |member: &str, allowed: &[&str], needed: &str| match doc.get(member) {
+        None | Some(Node::Null) => Ok(()),
+        Some(Node::Array(items)) => {
+            let words: Option<Vec<&str>> = items.iter().map(Node::as_str).collect();
+            match words {
+                Some(words)
+                    if words.contains(&needed) && words.iter().all(|w| allowed.contains(w)) =>
+                {
+                    Ok(())
+                }
+                _ => Err(format!(
+                    "{member} must include {needed} and hold only {}",
+                    allowed.join(", ")
+                )),
+            }
+        }
+        Some(_) => Err(format!("{member} must be an array")),
+    };
+    let kinds = listed(
+        "grant_types",
+        &["authorization_code", "refresh_token"],
+        "authorization_code",
+    )
+    .and_then(|()| listed("response_types", &["code"], "code"));
+    if let Err(why) = kinds {
+        return invalid("invalid_client_metadata", why);
+    }
+    let name = client::name(doc.get("client_name"), &redirect_uris[0]);
+    let sealed = seal::Client {
+        name: name.clone(),
+        redirect_uris: redirect_uris.clone(),
+        auth_method: method.to_owned(),
+        issued_at: now_ms,
+    };
+    let client_id = sealed.seal(&oauth.keys);
+    let mut answer = json!({
+        "client_id": client_id,
+        "client_id_issued_at": now_ms / 1000,
+        "client_name": name,
+        "redirect_uris": redirect_uris,
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": method,
+    });
+    if method != "none" {
+        answer["client_secret"] = json!(client::secret(&client_id, &oauth.keys.all()[0]));
+        answer["client_secret_expires_at"] = json!(0);
+    }
+    public_json(201, &answer)
+}
+
+/// The client a token request authenticates as: its id from `Authorization: Basic` or the
+/// body, and its secret checked when it has one. An error answer otherwise.
+fn token_client(
+    req: &Request<'_>,
+    fields: &[(String, String)],
+    oauth: &OAuth,
+) -> Result<String, Response> {
+    let field = |name: &str| {
+        fields
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let basic = http::basic_credentials(req.headers);
+    let (id, secret) = match &basic {
+        Some((id, secret)) => (id.clone(), Some(secret.clone())),
+        None => (
+            field("client_id").unwrap_or_default().to_owned(),
+            field("client_secret").map(str::to_owned),
+        ),
+    };
+    let unknown = || {
+        let mut refusal = oauth_error(401, "invalid_client", "the client is not known here");
+        if basic.is_some() {
+            refusal.headers.push(("www-authenticate", "Basic".into()));
+        }
+        refusal
+    };
+    if id.is_empty() {
+        return Err(oauth_error(
+            400,
+            "invalid_request",
+            "client_id is missing (in the body, or in Authorization: Basic)",
+        ));
+    }
+    if document_url(&id, oauth).is_some() {
+        return Ok(id);
+    }
+    let client = client::registered(&id, oauth).ok_or_else(unknown)?;
+    if client.confidential() {
+        let given = secret.unwrap_or_default();
+        if !client::secret_matches(&id, &given, oauth) {
+            return Err(unknown());
+        }
+    }
+    Ok(id)
+}
+
+/// `POST /token`: an authorization code for the grant's first tokens, or a refresh token for
+/// the next ones (each refresh token is used once; the grant lives on).
+async fn token(req: &Request<'_>, body: &[u8], oauth: &OAuth, services: &Services<'_>) -> Response {
+    let fields = match form::decode(body) {
+        Ok(fields) => fields,
+        Err(why) => return oauth_error(400, "invalid_request", &format!("the body {why}")),
+    };
+    let field = |name: &str| {
+        fields
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let client_id = match token_client(req, &fields, oauth) {
+        Ok(id) => id,
+        Err(refusal) => return refusal,
+    };
+    if let Some(resource) = field("resource") {
+        if resource != oauth.resource {
+            return oauth_error(
+                400,
+                "invalid_target",
+                &format!("this server's one resource is {}", oauth.resource),
+            );
+        }
+    }
+    match field("grant_type") {
+        Some("authorization_code") => exchange(req, &fields, &client_id, oauth, services).await,
+        Some("refresh_token") => refresh(req, &fields, &client_id, oauth, services).await,
+        Some(_) => oauth_error(
+            400,
+            "unsupported_grant_type",
+            "grant_type must be authorization_code or refresh_token",
+        ),
+        None => oauth_error(400, "invalid_request", "grant_type is missing"),
+    }
+}
+
+fn field<'f>(fields: &'f [(String, String)], name: &str) -> Option<&'f str> {
+    fields
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// A code's exchange: everything the code is bound to is checked, then one batch makes the grant
+/// and burns the code.
+async fn exchange(
+    req: &Request<'_>,
+    fields: &[(String, String)],
+    client_id: &str,
+    oauth: &OAuth,
+    services: &Services<'_>,
+) -> Response {
+    let invalid = |why: &str| oauth_error(400, "invalid_grant", why);
+    let now = req.now_ms;
+    let Some(presented) = field(fields, "code") else {
+        return oauth_error(400, "invalid_request", "code is missing");
+    };
+    let Some(code) = seal::Code::open(&oauth.keys, presented) else {
+        return invalid("the code is not one this server issued");
+    };
+    if now >= code.expires_at {
+        return invalid("the code has expired; authorize again");
+    }
+    if code.client_id != client_id {
+        return invalid("the code was issued to another client");
+    }
+    if field(fields, "redirect_uri").is_some_and(|uri| uri != code.redirect_uri) {
+        return invalid("redirect_uri is not the one the code was issued for");
+    }
+    if code.resource != oauth.resource {
+        return invalid("the code is for another resource");
+    }
+    let Some(verifier) = field(fields, "code_verifier") else {
+        return oauth_error(400, "invalid_request", "code_verifier is missing (PKCE)");
+    };
+    let challenge = base64::url_encode(&crypto::sha256(verifier.as_bytes()));
+    if !consent::is_pkce_value(verifier)
+        || !crypto::same(challenge.as_bytes(), code.challenge.as_bytes())
+    {
+        return invalid("code_verifier does not match the code's challenge");
+    }
+    let Some(scope) = Scope::from_wire(&code.scope) else {
+        return invalid("the code is malformed");
+    };
+    if !covered(services.credentials, &code.source, &scope) {
+        return invalid("the token this code was granted with is no longer accepted");
+    }
+    let grant = services.ids.new_id();
+    let refresh = new_refresh(&grant, &code.source, services.ids, oauth);
+    let new = NewGrant {
+        id: &grant,
+        code_hash: &hash(presented),
+        client_id,
+        client_name: &code.client,
+        scope: &code.scope,
+        source: &code.source,
+        refresh_hash: &hash(&refresh),
+        now_ms: now,
+        expires_at: now + GRANT_MS,
+    };
+    match grants::make_grant(services.db, &new).await {
+        Ok(Made::Made) => tokens(&grant, &scope, &code.source, &code.client, refresh, now, oauth),
+        Ok(Made::Replayed) => invalid(
+            "the code was used already; the access it gave is revoked, authorize again",
+        ),
+        Ok(Made::TooMany) => invalid(&format!(
+            "the token used on the consent page has {} connected clients already; revoke some on the projects page",
+            grants::GRANTS_PER_TOKEN
+        )),
+        Err(error) => storage_failure(&error),
+    }
+}
+
+/// A refresh: the presented token is this grant's current one (or the one before it, just
+/// replaced), so the grant moves on to a new one; any older one revokes the grant.
+async fn refresh(
+    req: &Request<'_>,
+    fields: &[(String, String)],
+    client_id: &str,
+    oauth: &OAuth,
+    services: &Services<'_>,
+) -> Response {
+    let invalid = |why: &str| oauth_error(400, "invalid_grant", why);
+    let now = req.now_ms;
+    let Some(presented) = field(fields, "refresh_token") else {
+        return oauth_error(400, "invalid_request", "refresh_token is missing");
+    };
+    let Some(sealed) = seal::Refresh::open(&oauth.keys, presented) else {
+        return invalid("the refresh token is not one this server issued");
+    };
+    if services
+        .credentials
+        .scope_of_source(&sealed.source)
+        .is_none()
+    {
+        return invalid(
+            "the token this access was granted with is no longer accepted; authorize again",
+        );
+    }
+    let next = new_refresh(&sealed.grant, &sealed.source, services.ids, oauth);
+    let renewed = grants::refresh_grant(
+        services.db,
+        &sealed.grant,
+        client_id,
+        &hash(presented),
+        &hash(&next),
+        now,
+        now + GRANT_MS,
+    )
+    .await;
+    let renewed = match renewed {
+        Ok(Some(renewed)) => renewed,
+        Ok(None) => {
+            return invalid(
+                "the refresh token is not this grant's current one (a token used twice revokes its grant), or the grant was revoked or has expired; authorize again",
+            )
+        }
+        Err(error) => return storage_failure(&error),
+    };
+    let Some(scope) = Scope::from_wire(&renewed.scope) else {
+        return invalid("the grant is malformed");
+    };
+    if !covered(services.credentials, &sealed.source, &scope) {
+        return invalid("the token this access was granted with no longer reaches what it granted; authorize again");
+    }
+    tokens(
+        &sealed.grant,
+        &scope,
+        &sealed.source,
+        &renewed.client_name,
+        next,
+        now,
+        oauth,
+    )
+}
+
+/// Whether the configured token with this source still reaches `scope`.
+fn covered(credentials: &Credentials, source: &str, scope: &Scope) -> bool {
+    credentials
+        .scope_of_source(source)
+        .is_some_and(|reach| reach.covers(scope))
+}
+
+/// A new refresh token of a grant: two random ids as its secret.
+fn new_refresh(grant: &str, source: &str, ids: &dyn NewId, oauth: &OAuth) -> String {
+    seal::Refresh {
+        grant: grant.to_owned(),
+        source: source.to_owned(),
+        secret: format!("{}{}", ids.new_id(), ids.new_id()),
+    }
+    .seal(&oauth.keys)
+}
+
+/// How a code or refresh token is stored: its hex SHA-256.
+fn hash(token: &str) -> String {
+    crypto::hex(&crypto::sha256(token.as_bytes()))
+}
+
+/// The token answer: a new access token and the grant's new refresh token.
+fn tokens(
+    grant: &str,
+    scope: &Scope,
+    source: &str,
+    client: &str,
+    refresh: String,
+    now: i64,
+    oauth: &OAuth,
+) -> Response {
+    let access = seal::Access {
+        grant: grant.to_owned(),
+        scope: scope.to_wire(),
+        source: source.to_owned(),
+        client: client.to_owned(),
+        resource: oauth.resource.clone(),
+        expires_at: now + ACCESS_MS,
+    }
+    .seal(&oauth.keys);
+    let scopes = match scope.read_only() {
+        true => READ_SCOPE.to_owned(),
+        false => format!("{READ_SCOPE} {WRITE_SCOPE}"),
+    };
+    let mut response = public_json(
+        200,
+        &json!({
+            "access_token": access,
+            "token_type": "Bearer",
+            "expires_in": ACCESS_MS / 1000,
+            "refresh_token": refresh,
+            "scope": scopes,
+        }),
+    );
+    response.headers.push(("pragma", "no-cache".into()));
+    response
+}
+
+/// A storage failure at the token endpoint: a server error the client may retry (every batch
+/// here is safe to repeat); the detail goes to the log.
+fn storage_failure(error: &crate::store::StoreError) -> Response {
+    let mut response = oauth_error(
+        503,
+        "temporarily_unavailable",
+        "the database did not answer; try again",
+    );
+    response.diagnostic = Some(format!("token endpoint: {error}"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_are_kept_as_their_cache_headers_say() {
+        assert_eq!(cache_ms(None), 300_000);
+        assert_eq!(cache_ms(Some("max-age=60")), 60_000);
+        assert_eq!(cache_ms(Some("public, MAX-AGE=\"120\"")), 120_000);
+        assert_eq!(cache_ms(Some("max-age=999999999")), 86_400_000);
+        assert_eq!(cache_ms(Some("no-store")), 0);
+        assert_eq!(cache_ms(Some("max-age=60, no-cache")), 0);
+        assert_eq!(cache_ms(Some("max-age=-5")), 0);
+        assert_eq!(cache_ms(Some("private")), 300_000);
+    }
+}

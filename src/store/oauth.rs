@@ -1,0 +1,315 @@
+//! OAuth grants in D1 (migrations/0004_oauth.sql): made when a code is exchanged, renewed when a
+//! refresh token is used, listed and revoked on the human view, and the guard that makes every
+//! batch of a request carrying an access token fail once its grant is revoked (`Guarded`). Each
+//! function is one batch. What a code or token says is checked before these run (`oauth`);
+//! here only what needs the stored grant: that a code is used once, that a refresh token is the
+//! current one (or the one before it, within `GRACE_MS`), that a grant is live.
+
+use super::{first, int, text, LocalFuture, Query, Rows, Sql, Stmt, StoreError, Value};
+use crate::scope::{Reach, WriteReach};
+
+/// How long after a refresh the refresh token it replaced is still taken, once more: long
+/// enough for a client whose answer was lost to try again, short enough that a stolen one is of
+/// no use later. Used after that, it revokes the grant.
+pub const GRACE_MS: i64 = 60_000;
+/// Live grants one configured token may have at once: far more than a person's clients, few
+/// enough that the table stays small. Past it an exchange is refused with a sentence that says
+/// to revoke some on the page.
+pub const GRANTS_PER_TOKEN: i64 = 50;
+/// How long a revoked or expired grant is kept (so its client is told it was revoked, not that
+/// it never was) before an exchange deletes it.
+pub const KEEP_ENDED_MS: i64 = 30 * 86_400_000;
+
+/// Fails the batch it starts when grant `?1` is not live (revoked, or gone): the insert then
+/// puts a row into `oauth_gate`, whose constraint refuses every row.
+const GUARD: Query = Query::no_rows(
+    "INSERT INTO oauth_gate (grant_id) SELECT ?1 \
+     WHERE NOT EXISTS (SELECT 1 FROM oauth_grant WHERE id = ?1 AND revoked_at IS NULL)",
+);
+/// The name of the guard's constraint, in the message of the failure it causes.
+const GUARD_CONSTRAINT: &str = "grant_revoked";
+
+/// The request's storage when its credential is an OAuth grant: each batch starts with `GUARD`,
+/// so a revoked grant reads and writes nothing from the moment it is revoked, at the price of
+/// one more statement in the same round trip. `route::serve` and the /sse object wrap the
+/// request's storage in it, so no surface can forget it.
+pub struct Guarded<'a> {
+    pub db: &'a dyn Sql,
+    pub grant: &'a str,
+}
+
+impl Sql for Guarded<'_> {
+    fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
+        let mut guarded = Vec::with_capacity(stmts.len() + 1);
+        guarded.push(Stmt::new(GUARD, vec![self.grant.into()]));
+        guarded.extend(stmts);
+        Box::pin(async move {
+            match self.db.batch(guarded).await {
+                Ok(mut results) => {
+                    results.remove(0);
+                    Ok(results)
+                }
+                Err(StoreError::Backend(message)) if message.contains(GUARD_CONSTRAINT) => {
+                    Err(StoreError::Revoked)
+                }
+                Err(other) => Err(other),
+            }
+        })
+    }
+}
+
+/// A code's use that revoked its grant: a code used twice was seen by someone else (RFC 6749
+/// §4.1.2), so the grant made with it ends.
+const REVOKE_REPLAYED_CODE: Query = Query::no_rows(
+    "UPDATE oauth_grant SET revoked_at = ?2, revoked_why = 'code used twice' \
+     WHERE code_hash = ?1 AND revoked_at IS NULL",
+);
+/// Makes the grant, unless its code was used before or the token has `?12` live grants.
+const INSERT_GRANT: Query = Query::no_rows(
+    "INSERT INTO oauth_grant (id, code_hash, client_id, client_name, scope, source, created_at, \
+     last_used_at, refresh_hash, expires_at) \
+     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9 \
+     WHERE NOT EXISTS (SELECT 1 FROM oauth_grant WHERE code_hash = ?2) \
+     AND (SELECT count(*) FROM oauth_grant WHERE source = ?6 AND revoked_at IS NULL \
+     AND expires_at > ?7) < ?10",
+);
+/// Deletes grants that ended more than `KEEP_ENDED_MS` ago.
+const PRUNE_GRANTS: Query =
+    Query::no_rows("DELETE FROM oauth_grant WHERE coalesce(revoked_at, expires_at) < ?1");
+/// Whether the grant was made, and whether its code had been used before.
+const GRANT_MADE: Query = Query::rows(
+    "SELECT (SELECT count(*) FROM oauth_grant WHERE id = ?1) AS made, \
+     (SELECT count(*) FROM oauth_grant WHERE code_hash = ?2 AND id <> ?1) AS replayed",
+    &["made", "replayed"],
+);
+
+/// A grant to make from an exchanged code.
+pub struct NewGrant<'a> {
+    pub id: &'a str,
+    pub code_hash: &'a str,
+    pub client_id: &'a str,
+    pub client_name: &'a str,
+    pub scope: &'a str,
+    pub source: &'a str,
+    pub refresh_hash: &'a str,
+    pub now_ms: i64,
+    pub expires_at: i64,
+}
+
+/// What exchanging a code came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Made {
+    Made,
+    /// The code was used before: nothing was made, and the grant made with it is revoked.
+    Replayed,
+    /// The token that made it has `GRANTS_PER_TOKEN` live grants already.
+    TooMany,
+}
+
+/// Makes a grant for an exchanged code, in one batch that also revokes the grant of a code used
+/// twice and deletes grants long ended.
+pub async fn make_grant(db: &dyn Sql, new: &NewGrant<'_>) -> Result<Made, StoreError> {
+    let results = db
+        .batch(vec![
+            Stmt::new(
+                REVOKE_REPLAYED_CODE,
+                vec![new.code_hash.into(), Value::Int(new.now_ms)],
+            ),
+            Stmt::new(
+                INSERT_GRANT,
+                vec![
+                    new.id.into(),
+                    new.code_hash.into(),
+                    new.client_id.into(),
+                    new.client_name.into(),
+                    new.scope.into(),
+                    new.source.into(),
+                    Value::Int(new.now_ms),
+                    new.refresh_hash.into(),
+                    Value::Int(new.expires_at),
+                    Value::Int(GRANTS_PER_TOKEN),
+                ],
+            ),
+            Stmt::new(PRUNE_GRANTS, vec![Value::Int(new.now_ms - KEEP_ENDED_MS)]),
+            Stmt::new(GRANT_MADE, vec![new.id.into(), new.code_hash.into()]),
+        ])
+        .await?;
+    let row = results
+        .get(3)
+        .and_then(|rows| rows.first())
+        .ok_or(StoreError::Decode("grant made"))?;
+    let count = |column| int(row, column).map(|n| n.unwrap_or_default() > 0);
+    Ok(match (count("made")?, count("replayed")?) {
+        (true, _) => Made::Made,
+        (false, true) => Made::Replayed,
+        (false, false) => Made::TooMany,
+    })
+}
+
+/// Moves the grant on to refresh token `?4` when `?3` is its current one: the current becomes
+/// the previous, the grant lives on.
+const ROTATE: Query = Query::no_rows(
+    "UPDATE oauth_grant SET previous_hash = refresh_hash, refresh_hash = ?4, rotated_at = ?5, \
+     last_used_at = ?5, expires_at = ?6 \
+     WHERE id = ?1 AND client_id = ?2 AND refresh_hash = ?3 AND revoked_at IS NULL \
+     AND expires_at > ?5",
+);
+/// Within the grace after a rotation, the previous token is taken once more and replaces the
+/// current one with `?4` (the answer that carried the current one was lost). After `ROTATE`
+/// succeeded in the same batch this sets what is already set, so a batch repeated after its
+/// answer was lost answers the same.
+const ROTATE_AGAIN: Query = Query::no_rows(
+    "UPDATE oauth_grant SET refresh_hash = ?4, last_used_at = ?5, expires_at = ?6 \
+     WHERE id = ?1 AND client_id = ?2 AND previous_hash = ?3 AND rotated_at > ?5 - ?7 \
+     AND revoked_at IS NULL AND expires_at > ?5",
+);
+/// A refresh token of this grant that is neither current nor within the grace was used after
+/// it was replaced: someone else holds it, so the grant (its whole family of tokens) ends.
+const REVOKE_REPLAYED_REFRESH: Query = Query::no_rows(
+    "UPDATE oauth_grant SET revoked_at = ?5, revoked_why = 'refresh token used twice' \
+     WHERE id = ?1 AND client_id = ?2 AND revoked_at IS NULL AND refresh_hash IS NOT ?4",
+);
+const REFRESHED: Query = Query::rows(
+    "SELECT scope, client_name, refresh_hash = ?2 AS renewed FROM oauth_grant WHERE id = ?1",
+    &["scope", "client_name", "renewed"],
+);
+
+/// A grant renewed by a refresh token: what the new access token reaches, and for whom.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Renewed {
+    pub scope: String,
+    pub client_name: String,
+}
+
+/// A refresh: grant `grant` of client `client_id` moves from the presented token's hash to
+/// `new_hash` and lives until `expires_at`, if the presented token is its current one (or the
+/// previous one within `GRACE_MS`); any other token of the grant revokes it. `None`: refused.
+pub async fn refresh_grant(
+    db: &dyn Sql,
+    grant: &str,
+    client_id: &str,
+    presented_hash: &str,
+    new_hash: &str,
+    now_ms: i64,
+    expires_at: i64,
+) -> Result<Option<Renewed>, StoreError> {
+    // ?1 … ?7, of which each statement takes the first five, six or seven.
+    let params: [Value; 7] = [
+        grant.into(),
+        client_id.into(),
+        presented_hash.into(),
+        new_hash.into(),
+        Value::Int(now_ms),
+        Value::Int(expires_at),
+        Value::Int(GRACE_MS),
+    ];
+    let results = db
+        .batch(vec![
+            Stmt::new(ROTATE, params[..6].to_vec()),
+            Stmt::new(ROTATE_AGAIN, params.to_vec()),
+            Stmt::new(REVOKE_REPLAYED_REFRESH, params[..5].to_vec()),
+            Stmt::new(REFRESHED, vec![grant.into(), new_hash.into()]),
+        ])
+        .await?;
+    let Some(row) = results.get(3).and_then(|rows| rows.first()) else {
+        return Ok(None);
+    };
+    if int(row, "renewed")? != Some(1) {
+        return Ok(None);
+    }
+    Ok(Some(Renewed {
+        scope: text(row, "scope")?.to_owned(),
+        client_name: text(row, "client_name")?.to_owned(),
+    }))
+}
+
+/// The live grants the caller reaches, newest first (`?2` NULL: every project's and those of
+/// every project; else the grants of that one project).
+const LIVE_GRANTS: Query = Query::rows(
+    "SELECT id, client_name, client_id, scope, source, created_at, last_used_at \
+     FROM oauth_grant WHERE revoked_at IS NULL AND expires_at > ?1 \
+     AND (?2 IS NULL OR scope IN ('rw:' || ?2, 'ro:' || ?2)) \
+     ORDER BY created_at DESC, id LIMIT ?3",
+    &[
+        "id",
+        "client_name",
+        "client_id",
+        "scope",
+        "source",
+        "created_at",
+        "last_used_at",
+    ],
+);
+
+/// How many grants the human view lists at most.
+pub const GRANTS_LISTED: i64 = 100;
+
+/// A live grant, as the human view lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrantRow {
+    pub id: String,
+    pub client_name: String,
+    pub client_id: String,
+    pub scope: String,
+    pub source: String,
+    pub created_at: i64,
+    pub last_used_at: i64,
+}
+
+/// The live grants within the caller's reach, newest first, at most `GRANTS_LISTED`.
+pub async fn live_grants(
+    db: &dyn Sql,
+    reach: Reach<'_>,
+    now_ms: i64,
+) -> Result<Vec<GrantRow>, StoreError> {
+    let results = db
+        .batch(vec![Stmt::new(
+            LIVE_GRANTS,
+            vec![
+                Value::Int(now_ms),
+                reach.only().into(),
+                Value::Int(GRANTS_LISTED),
+            ],
+        )])
+        .await?;
+    first(&results)?
+        .iter()
+        .map(|row| {
+            let at = |column| int(row, column)?.ok_or(StoreError::Decode(column));
+            Ok(GrantRow {
+                id: text(row, "id")?.to_owned(),
+                client_name: text(row, "client_name")?.to_owned(),
+                client_id: text(row, "client_id")?.to_owned(),
+                scope: text(row, "scope")?.to_owned(),
+                source: text(row, "source")?.to_owned(),
+                created_at: at("created_at")?,
+                last_used_at: at("last_used_at")?,
+            })
+        })
+        .collect()
+}
+
+/// Ends a live grant within the caller's write reach, at once: from the next batch on, its
+/// access tokens reach nothing (`GUARD`) and its refresh token is refused.
+const REVOKE_GRANT: Query = Query::rows(
+    "UPDATE oauth_grant SET revoked_at = ?3, revoked_why = 'revoked on the page' \
+     WHERE id = ?1 AND revoked_at IS NULL \
+     AND (?2 IS NULL OR scope IN ('rw:' || ?2, 'ro:' || ?2)) RETURNING id",
+    &["id"],
+);
+
+/// Revokes grant `id` if the caller may write what it reaches; whether one was revoked.
+pub async fn revoke_grant(
+    db: &dyn Sql,
+    id: &str,
+    reach: WriteReach<'_>,
+    now_ms: i64,
+) -> Result<bool, StoreError> {
+    let results = db
+        .batch(vec![Stmt::new(
+            REVOKE_GRANT,
+            vec![id.into(), reach.only().into(), Value::Int(now_ms)],
+        )])
+        .await?;
+    Ok(!first(&results)?.is_empty())
+}
