@@ -34,6 +34,12 @@ pub const OAUTH_KEY_VAR: &str = "OAUTH_KEY";
 /// with `/mcp`, the resource every access token is for. Taken from here, never from a request's
 /// Host header; without it OAuth is off.
 pub const PUBLIC_URL_VAR: &str = "PUBLIC_URL";
+/// Optional: how many seconds an OAuth access token lives (1 to 86400; 3600 when unset or out of
+/// range). Shorter means a revoked grant's calls that read nothing end sooner, at the price of
+/// a refresh each time; the test suites set a few seconds to watch clients refresh.
+pub const OAUTH_ACCESS_SECONDS_VAR: &str = "OAUTH_ACCESS_SECONDS";
+/// How long an access token lives when `OAUTH_ACCESS_SECONDS` does not say.
+pub const DEFAULT_ACCESS_SECONDS: i64 = 3600;
 /// Development only, never deployed: `1` lets a client id metadata document be fetched from an
 /// `http://` loopback URL (the test suites serve theirs so), which production refuses.
 pub const OAUTH_LOOPBACK_CLIENTS_VAR: &str = "OAUTH_LOOPBACK_CLIENTS";
@@ -88,6 +94,8 @@ pub struct OAuth {
     pub keys: Keys,
     /// `OAUTH_LOOPBACK_CLIENTS=1`: development only.
     pub loopback_clients: bool,
+    /// How long an access token lives, in ms (`OAUTH_ACCESS_SECONDS`).
+    pub access_ms: i64,
 }
 
 /// Why OAuth is off; said by `/healthz`.
@@ -267,6 +275,7 @@ impl Config {
                 lookup(OAUTH_KEY_VAR).as_deref(),
                 lookup(PUBLIC_URL_VAR).as_deref(),
                 lookup(OAUTH_LOOPBACK_CLIENTS_VAR).as_deref(),
+                lookup(OAUTH_ACCESS_SECONDS_VAR).as_deref(),
             ),
         }
     }
@@ -277,6 +286,7 @@ fn oauth(
     key: Option<&str>,
     public_url: Option<&str>,
     loopback: Option<&str>,
+    access_seconds: Option<&str>,
 ) -> Result<OAuth, OAuthOff> {
     let key = key.map(str::trim).filter(|k| !k.is_empty());
     let keys = Keys::parse(key.ok_or(OAuthOff::NoKey)?).ok_or(OAuthOff::BadKey)?;
@@ -290,6 +300,11 @@ fn oauth(
         resource: format!("{issuer}/mcp"),
         keys,
         loopback_clients: loopback.map(str::trim) == Some("1"),
+        access_ms: access_seconds
+            .and_then(|s| s.trim().parse::<i64>().ok())
+            .filter(|s| (1..=86_400).contains(s))
+            .unwrap_or(DEFAULT_ACCESS_SECONDS)
+            * 1000,
     })
 }
 
@@ -670,6 +685,17 @@ mod tests {
         assert_eq!(on.issuer, "https://mcp.example");
         assert_eq!(on.resource, "https://mcp.example/mcp");
         assert!(!on.loopback_clients);
+        assert_eq!(on.access_ms, 3_600_000);
+        let short = Config::from_lookup(|k| match k {
+            OAUTH_KEY_VAR => Some(key.clone()),
+            PUBLIC_URL_VAR => Some("http://127.0.0.1:8787".into()),
+            OAUTH_ACCESS_SECONDS_VAR => Some(" 5 ".into()),
+            OAUTH_LOOPBACK_CLIENTS_VAR => Some("1".into()),
+            _ => None,
+        })
+        .oauth
+        .unwrap();
+        assert_eq!((short.access_ms, short.loopback_clients), (5_000, true));
         for (k, url, off) in [
             (None, Some("https://mcp.example"), OAuthOff::NoKey),
             (Some(" "), Some("https://mcp.example"), OAuthOff::NoKey),

@@ -262,6 +262,7 @@ mod tests {
             resource: "https://mcp.example/mcp".into(),
             keys: seal::Keys::parse(&"k".repeat(32)).unwrap(),
             loopback_clients: loopback,
+            access_ms: 3_600_000,
         }
     }
 

@@ -32,10 +32,6 @@ use crate::store::Sql;
 
 pub use client::{document_url, DOCUMENT_MAX};
 
-/// How long an access token lives. Each is checked without a read (`http::authenticate`); a
-/// revoked grant is refused by the first storage batch, so this bounds only calls that read
-/// nothing (initialize, tools/list).
-pub const ACCESS_MS: i64 = 3_600_000;
 /// How long an authorization code lives: the client exchanges it at once.
 pub const CODE_MS: i64 = 60_000;
 /// How long the consent page's ticket lives: the person picks a project meanwhile.
@@ -593,7 +589,9 @@ fn tokens(
         source: source.to_owned(),
         client: client.to_owned(),
         resource: oauth.resource.clone(),
-        expires_at: now + ACCESS_MS,
+        // Each is checked without a read (`http::authenticate`); a revoked grant is refused by
+        // the first storage batch, so its life bounds only calls that read nothing.
+        expires_at: now + oauth.access_ms,
     }
     .seal(&oauth.keys);
     let scopes = match scope.read_only() {
@@ -605,7 +603,7 @@ fn tokens(
         &json!({
             "access_token": access,
             "token_type": "Bearer",
-            "expires_in": ACCESS_MS / 1000,
+            "expires_in": oauth.access_ms / 1000,
             "refresh_token": refresh,
             "scope": scopes,
         }),
