@@ -390,7 +390,7 @@ async fn choice_step(
             }
         } else {
             let id = &projects[0];
-            h.raw("<input type=hidden name=reach value=project>")
+            h.raw("<input type=hidden name=reach value=\"project\">")
                 .fill("<input type=hidden name=project value=\"{}\">", &[id])
                 .fill(
                     "<p>The project <b>{}</b> (the token reaches it alone).</p>",
@@ -404,7 +404,7 @@ async fn choice_step(
                  <label><input type=radio name=access value=read> Read only</label>",
             );
         } else {
-            h.raw("<input type=hidden name=access value=read><p>Read only.</p>");
+            h.raw("<input type=hidden name=access value=\"read\"><p>Read only.</p>");
         }
         h.raw(
             "</fieldset><p class=m>It keeps this access while in use; revoke it any time on the \

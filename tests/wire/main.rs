@@ -12,6 +12,7 @@ mod handshake;
 mod http_rules;
 mod limits;
 mod memory;
+mod oauth;
 mod search;
 mod sse;
 mod stateless;

@@ -8,6 +8,7 @@ use std::ops::Deref;
 use handoff_mcp::config::{Config, ALLOWED_ORIGINS_VAR, AUTH_TOKEN_VAR};
 use handoff_mcp::context::{Caller, Ctx};
 use handoff_mcp::http::Headers;
+use handoff_mcp::oauth::Fetched;
 use handoff_mcp::scope::{Credential, Scope};
 use handoff_mcp::store::{LocalFuture, Rows, Sql, Stmt, StoreError};
 use serde_json::{json, Value as Json};
@@ -110,6 +111,8 @@ pub struct Server {
     via: RefCell<(String, Option<String>)>,
     /// The server clock, UTC ms; starts at `NOW_MS`, tests move it.
     pub now: Cell<i64>,
+    /// What fetching each client metadata document comes to (URL → answer), for OAuth.
+    pub documents: RefCell<Vec<(String, Fetched)>>,
 }
 
 /// What came back over "HTTP".
@@ -164,6 +167,7 @@ impl Server {
             next_id: Cell::new(0),
             via: RefCell::new((format!("/{TOKEN}/mcp"), None)),
             now: Cell::new(NOW_MS),
+            documents: RefCell::new(Vec::new()),
         }
     }
 
@@ -221,6 +225,19 @@ impl Server {
     /// Raw request to any path (a query after `?`), planned and served like the Worker does,
     /// as if the request URL's origin were `ORIGIN`.
     pub fn http(&self, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+        self.http_counted(method, target, headers, body).0
+    }
+
+    /// `http`, and whether the Worker would count the answer as a wrong token from the client's
+    /// address (a denied credential, a wrong token pasted on the consent page). Client metadata
+    /// documents come from `documents`.
+    pub fn http_counted(
+        &self,
+        method: &str,
+        target: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> (Reply, bool) {
         let headers = Headers::new(headers.iter().copied());
         let (path, query) = match target.split_once('?') {
             Some((path, query)) => (path, Some(query)),
@@ -234,14 +251,20 @@ impl Server {
             own_origin: ORIGIN,
             now_ms: self.now.get(),
         };
-        let res = self.with_ctx(headers.get("user-agent"), |ctx| {
-            handoff_mcp::sqlite::serve(&req, &self.config, body, ctx)
+        let documents = self.documents.borrow();
+        let documents: Vec<(&str, Fetched)> = documents
+            .iter()
+            .map(|(url, fetched)| (url.as_str(), fetched.clone()))
+            .collect();
+        let (res, counted) = self.with_ctx(headers.get("user-agent"), |ctx| {
+            handoff_mcp::sqlite::serve_fetching(&req, &self.config, body, ctx, &documents)
         });
-        Reply {
+        let reply = Reply {
             status: res.status,
             headers: res.headers,
             body: res.body,
-        }
+        };
+        (reply, counted)
     }
 
     /// POST a JSON body with the given extra headers (Content-Type is added).
