@@ -48,6 +48,13 @@ def desktop_config(mcp_url, mcp_remote_version):
     return {"mcpServers": {SERVER_NAME: {"command": "npx", "args": args}}}
 
 
+def plain_url(mcp_url):
+    """The MCP endpoint without the token: where OAuth clients connect."""
+    origin, _, rest = mcp_url.partition("://")
+    host = rest.partition("/")[0]
+    return f"{origin}://{host}/mcp"
+
+
 def sse_url(mcp_url):
     return mcp_url[: -len("/mcp")] + "/sse" if mcp_url.endswith("/mcp") else mcp_url
 
@@ -72,9 +79,12 @@ def banner(kind, mcp_url, mcp_remote_version, mcp_remote_node, state_dir=None):
         code_note = "  Claude Code. Run this, then `claude mcp list` shows"
         desktop_title = "  Claude Desktop without a connector (optional): claude_desktop_config.json"
         remote = [
-            "  claude.ai and Claude Desktop: Settings > Connectors > Add custom connector, paste the",
-            "  MCP endpoint above as the URL, no OAuth fields. The Claude mobile apps use the connectors",
-            "  of your claude.ai account; add it there once.",
+            "  claude.ai and Claude Desktop: Settings > Connectors > Add custom connector, URL",
+            f"  {plain_url(mcp_url)} (no token, no OAuth fields). Connecting opens this server's page:",
+            "  paste your AUTH_TOKEN (or a project token) there and choose what the connector may reach;",
+            "  Connected clients on the projects page lists and revokes it. (The endpoint above, with the",
+            "  token in it, works as a connector URL too.) The Claude mobile apps use the connectors of",
+            "  your claude.ai account; add it there once.",
         ]
     lines = [
         "",
