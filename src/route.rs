@@ -514,21 +514,23 @@ pub async fn serve(
     if let Some(error) = http::too_large(body) {
         return endpoint.refusal(&error);
     }
-    let response = match &ctx.caller.grant {
-        None => serve_with(endpoint, headers, body, ctx, config).await,
+    let guarded;
+    let db: &dyn Sql = match &ctx.caller.grant {
+        None => ctx.db,
         Some(grant) => {
-            let guarded = Guarded {
+            guarded = Guarded {
                 db: ctx.db,
                 grant: &grant.id,
             };
-            let ctx = Ctx {
-                db: &guarded,
-                caller: ctx.caller.clone(),
-                ..*ctx
-            };
-            serve_with(endpoint, headers, body, &ctx, config).await
+            &guarded
         }
     };
+    let ctx = Ctx {
+        db,
+        caller: ctx.caller.clone(),
+        ..*ctx
+    };
+    let response = serve_with(endpoint, headers, body, &ctx, config).await;
     with_metadata(response, config)
 }
 

@@ -9,6 +9,7 @@ use crate::dispatch::{self, Reply};
 use crate::http::{self, Headers, Response};
 use crate::json_read::Node;
 use crate::store::oauth::Guarded;
+use crate::store::Sql;
 
 /// A comment line: keeps proxies and clients from timing the idle stream out.
 pub const KEEPALIVE: &str = ": keepalive\n\n";
@@ -94,21 +95,23 @@ pub async fn respond(
     ctx: &Ctx<'_>,
 ) -> (Option<String>, Option<String>) {
     let mcp_headers = http::mcp_headers(headers);
-    let handled = match &ctx.caller.grant {
-        None => dispatch::handle(message, &mcp_headers, ctx).await,
+    let guarded;
+    let db: &dyn Sql = match &ctx.caller.grant {
+        None => ctx.db,
         Some(grant) => {
-            let guarded = Guarded {
+            guarded = Guarded {
                 db: ctx.db,
                 grant: &grant.id,
             };
-            let ctx = Ctx {
-                db: &guarded,
-                caller: ctx.caller.clone(),
-                ..*ctx
-            };
-            dispatch::handle(message, &mcp_headers, &ctx).await
+            &guarded
         }
     };
+    let ctx = Ctx {
+        db,
+        caller: ctx.caller.clone(),
+        ..*ctx
+    };
+    let handled = dispatch::handle(message, &mcp_headers, &ctx).await;
     let event = match handled.reply {
         Reply::Json { body, .. } => Some(message_event(&body)),
         Reply::Accepted => None,
