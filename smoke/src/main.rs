@@ -5,6 +5,7 @@ mod checks;
 mod client;
 mod http;
 mod limits;
+mod oauth;
 mod protocol;
 mod raw;
 mod routes;
@@ -53,6 +54,9 @@ fn main() -> ExitCode {
 
     let mut checks = Checks::default();
     routes::run(&mut checks, &target);
+    if !bearer {
+        oauth::run(&mut checks, &target);
+    }
     for era in Era::ALL {
         run_era(&mut checks, &target, era);
     }
