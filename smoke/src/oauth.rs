@@ -259,7 +259,7 @@ fn documents(checks: &mut Checks, target: &Target) {
             )
         });
         checks.record(
-            &format!("oauth: a metadata document {why} is an error page, no redirect"),
+            &format!("oauth: a metadata document {what} is an error page saying so, no redirect"),
             outcome,
         );
     }
