@@ -1,4 +1,5 @@
--- handoff-mcp schema, version 4: OAuth grants. Only additions: no table or column changes.
+-- handoff-mcp schema, version 4: OAuth grants, and the gate. Only additions: no table or column
+-- changes.
 -- A grant is what a person allowed one OAuth client on the consent page: what it reaches (scope:
 -- 'all', 'rw:<project>' or 'ro:<project>'), made with which configured token (source: the hex
 -- SHA-256 of that token, never the token), and the one refresh token it has now, stored only as
@@ -32,11 +33,14 @@ CREATE TABLE IF NOT EXISTS oauth_grant (
 -- The live grants of one configured token, counted against the cap on each exchange.
 CREATE INDEX IF NOT EXISTS oauth_grant_source ON oauth_grant (source) WHERE revoked_at IS NULL;
 
--- Never holds a row. A request made with an access token starts each of its batches with an
--- insert here of the grant's id when the grant is not live; the constraint then fails the
--- batch, which rolls back whole, so a revoked grant reaches nothing from that moment, without a
--- round trip of its own (src/store/oauth.rs, GUARD).
-CREATE TABLE IF NOT EXISTS oauth_gate (
-  grant_id TEXT,
-  CONSTRAINT grant_revoked CHECK (grant_id IS NULL)
+-- Never holds a row: each column's constraint refuses every value, so a statement that inserts
+-- one fails the batch it is in, which rolls back whole, on purpose. A request made with an
+-- access token starts each of its batches with an insert of the grant's id when the grant is not
+-- live (src/store/oauth.rs, GUARD), so a revoked grant reaches nothing from that moment; an
+-- isolate's first batch starts with an insert of the newest migration's name when the ledger
+-- lacks it (src/store/schema.rs, SCHEMA_GATE), so the schema is found current without a round
+-- trip of its own. The constraint's name in the failure says which.
+CREATE TABLE IF NOT EXISTS gate (
+  grant_id TEXT CONSTRAINT grant_revoked CHECK (grant_id IS NULL),
+  schema   TEXT CONSTRAINT schema_behind CHECK (schema IS NULL)
 );

@@ -21,9 +21,9 @@ pub const GRANTS_PER_TOKEN: i64 = 50;
 pub const KEEP_ENDED_MS: i64 = 30 * 86_400_000;
 
 /// Fails the batch it starts when grant `?1` is not live (revoked, or gone): the insert then
-/// puts a row into `oauth_gate`, whose constraint refuses every row.
+/// puts a value into `gate.grant_id`, whose constraint refuses every value.
 const GUARD: Query = Query::no_rows(
-    "INSERT INTO oauth_gate (grant_id) SELECT ?1 \
+    "INSERT INTO gate (grant_id) SELECT ?1 \
      WHERE NOT EXISTS (SELECT 1 FROM oauth_grant WHERE id = ?1 AND revoked_at IS NULL)",
 );
 /// The name of the guard's constraint, in the message of the failure it causes.

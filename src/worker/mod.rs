@@ -36,8 +36,8 @@ use crate::store;
 use d1::D1Store;
 use drive::{drive, settle};
 
-/// Whether this isolate has already made sure the schema exists.
-static SCHEMA_READY: AtomicBool = AtomicBool::new(false);
+/// Whether this isolate has found the schema current (`store::Gated`).
+static SCHEMA_CURRENT: AtomicBool = AtomicBool::new(false);
 /// Whether this isolate has already said what is wrong with its tokens.
 static SAID_TOKEN_PROBLEM: AtomicBool = AtomicBool::new(false);
 /// The configuration, read from the env once per isolate: vars and secrets are fixed for the
@@ -81,7 +81,8 @@ pub fn fetch(req: web_sys::Request, env: Env, ctx: worker_sys::Context) -> Promi
                 true => read_body(&req, Some(&ctx)).await?,
                 false => Vec::new(),
             };
-            let db = database(&env).await?;
+            let db = database(&env)?;
+            let db = gated(&db);
             let ctx = context(&db, &headers, config, credential);
             respond(route::serve(&endpoint, &headers, &body, &ctx, config).await)
         }),
@@ -137,7 +138,8 @@ async fn serve_oauth(
         Some(url) => Some(client_document(url, request.now_ms).await),
         None => None,
     };
-    let db = database(env).await?;
+    let db = database(env)?;
+    let db = gated(&db);
     let served = route::serve_oauth(step, request, &body, fetched.as_ref(), config, &db, &new_id);
     let outcome = served.await;
     if !outcome.denied {
@@ -369,8 +371,8 @@ fn config(env: &Env) -> &'static Config {
     CONFIG.get_or_init(|| Config::from_lookup(|name| env.var(name).ok().map(|v| v.to_string())))
 }
 
-/// The D1 store, with the schema ensured once per isolate.
-async fn database(env: &Env) -> Result<D1Store> {
+/// The D1 store; `gated` puts it behind the isolate's schema gate.
+fn database(env: &Env) -> Result<D1Store> {
     let binding = match D1.get() {
         Some(binding) => binding,
         None => {
@@ -378,14 +380,16 @@ async fn database(env: &Env) -> Result<D1Store> {
             D1.get_or_init(|| binding)
         }
     };
-    let db = D1Store(binding);
-    if !SCHEMA_READY.load(Ordering::Relaxed) {
-        match store::ensure_schema(&db).await {
-            Ok(_) => SCHEMA_READY.store(true, Ordering::Relaxed),
-            Err(e) => console_error!("handoff-mcp: could not ensure the schema: {e}"),
-        }
+    Ok(D1Store(binding))
+}
+
+/// The store as a request uses it: until the isolate has found the schema current, its first
+/// batch carries the check (`store::Gated`), and brings the schema up when it is behind.
+fn gated(db: &D1Store) -> store::Gated<'_> {
+    store::Gated {
+        db,
+        current: &SCHEMA_CURRENT,
     }
-    Ok(db)
 }
 
 fn new_id() -> String {
@@ -399,7 +403,7 @@ fn now_ms() -> i64 {
 
 /// The request context over D1, random ids and the Workers clock, for the planned credential.
 fn context<'a>(
-    db: &'a D1Store,
+    db: &'a dyn store::Sql,
     headers: &http::Headers,
     config: &Config,
     credential: Credential,

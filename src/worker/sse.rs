@@ -21,7 +21,7 @@ use worker::{
     Env, Headers, Request, Response, Result, State,
 };
 
-use super::{config, context, database, into_worker, read_body};
+use super::{config, context, database, gated, into_worker, read_body};
 use crate::config::SSE_BINDING;
 use crate::http;
 use crate::scope::Credential;
@@ -227,11 +227,12 @@ impl SseSession {
             Err(refusal) => return into_worker(refusal),
         };
         let headers = http::Headers::new(req.headers().entries());
-        let db = database(&self.env).await?;
+        let db = database(&self.env)?;
         let config = config(&self.env);
         let slot = self.stream.clone();
         // Answer 202 now; the response follows on the stream when dispatch is done.
         self.state.wait_until(async move {
+            let db = gated(&db);
             let ctx = context(&db, &headers, config, credential);
             let (event, diagnostic) = sse::respond(&message, &headers, &ctx).await;
             if let Some(diagnostic) = diagnostic {

@@ -253,3 +253,83 @@ fn a_worker_that_read_an_old_ledger_while_another_upgraded_neither_fails_nor_red
     drop(theirs);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Counts each batch's statements on the way to SQLite.
+struct Counting<'a> {
+    db: &'a Sqlite,
+    statements: std::cell::RefCell<Vec<usize>>,
+}
+
+impl Sql for Counting<'_> {
+    fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
+        self.statements.borrow_mut().push(stmts.len());
+        self.db.batch(stmts)
+    }
+}
+
+fn first_ids(db: &dyn Sql) -> Vec<String> {
+    let reach = handoff_mcp::scope::Scope::All;
+    block_on(store::project_ids(db, None, 10, reach.reach())).unwrap()
+}
+
+/// An isolate finds the schema current inside its first batch: one statement more, no round
+/// trip of its own, and nothing more after that.
+#[test]
+fn a_current_schema_is_found_in_the_first_batch_itself() {
+    let db = Sqlite::migrated();
+    db.conn
+        .execute_batch("INSERT INTO project (id, name, north_star) VALUES ('p', 'p', 'n')")
+        .unwrap();
+    let counting = Counting {
+        db: &db,
+        statements: Default::default(),
+    };
+    let current = std::sync::atomic::AtomicBool::new(false);
+    let gated = store::Gated {
+        db: &counting,
+        current: &current,
+    };
+    assert_eq!(first_ids(&gated), ["p"]);
+    assert_eq!(first_ids(&gated), ["p"]);
+    assert_eq!(*counting.statements.borrow(), [2, 1]);
+    assert_eq!(count(&db, "SELECT count(*) FROM gate"), 0);
+}
+
+/// A database behind (a v1 one, older than the gate; or one whose ledger lacks the newest
+/// migration) fails the first batch at the gate, with nothing written; the schema is brought up
+/// and the batch made again, and its answer is the current schema's.
+#[test]
+fn a_schema_behind_is_brought_up_by_the_first_batch_that_finds_it() {
+    for behind in ["v1", "ledger"] {
+        let db = match behind {
+            "v1" => v1(false),
+            _ => {
+                let db = Sqlite::migrated();
+                db.conn
+                    .execute_batch(
+                        "INSERT INTO project (id, name, north_star) VALUES ('alpha', 'alpha', 'n');
+                         DELETE FROM d1_migrations WHERE name = '0004_oauth.sql'",
+                    )
+                    .unwrap();
+                db
+            }
+        };
+        let counting = Counting {
+            db: &db,
+            statements: Default::default(),
+        };
+        let current = std::sync::atomic::AtomicBool::new(false);
+        let gated = store::Gated {
+            db: &counting,
+            current: &current,
+        };
+        let ids = first_ids(&gated);
+        assert!(ids.contains(&"alpha".to_owned()), "{behind}: {ids:?}");
+        assert_eq!(ledger(&db), names(), "{behind}");
+        assert!(current.load(std::sync::atomic::Ordering::Relaxed));
+        let made = counting.statements.borrow().len();
+        first_ids(&gated);
+        assert_eq!(counting.statements.borrow().len(), made + 1, "{behind}");
+        assert_eq!(*counting.statements.borrow().last().unwrap(), 1, "{behind}");
+    }
+}

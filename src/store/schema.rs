@@ -1,0 +1,218 @@
+//! The schema: the migration files (the only schema), wrangler's ledger of which are applied
+//! (`ensure_schema`), and the gate that lets an isolate's first batch find out whether the schema
+//! is current without a round trip of its own (`Gated`). One batch per migration applied; none
+//! at all once the schema is known to be current.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::LazyLock;
+
+use super::{text, LocalFuture, Query, Rows, Sql, Stmt, StoreError};
+
+/// The migration files, in order, by the names wrangler records them under. They are the only
+/// schema; a test checks this list against migrations/.
+pub const MIGRATIONS: &[(&str, &str)] = &[
+    (
+        "0001_init.sql",
+        include_str!("../../migrations/0001_init.sql"),
+    ),
+    (
+        "0002_history.sql",
+        include_str!("../../migrations/0002_history.sql"),
+    ),
+    (
+        "0003_search.sql",
+        include_str!("../../migrations/0003_search.sql"),
+    ),
+    (
+        "0004_oauth.sql",
+        include_str!("../../migrations/0004_oauth.sql"),
+    ),
+];
+
+/// Each migration's statements, split once per isolate.
+static SCHEMA: LazyLock<Vec<Vec<String>>> =
+    LazyLock::new(|| MIGRATIONS.iter().map(|(_, sql)| split_sql(sql)).collect());
+
+/// Splits a migration into statements: `--` comments dropped, split on `;`, except inside a
+/// trigger's `BEGIN … END`, whose statements end in `;` too: a `CREATE TRIGGER` runs on to the
+/// piece that is `END`. The migrations contain no string literal holding `--` or `;`, which a
+/// test checks.
+pub fn split_sql(src: &str) -> Vec<String> {
+    let without_comments: String = src
+        .lines()
+        .map(|line| line.split_once("--").map_or(line, |(code, _)| code))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut statements: Vec<String> = Vec::new();
+    let mut in_trigger = false;
+    for piece in without_comments
+        .split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        match statements.last_mut() {
+            Some(trigger) if in_trigger => {
+                trigger.push_str(";\n");
+                trigger.push_str(piece);
+                in_trigger = piece != "END";
+            }
+            _ => {
+                in_trigger = piece.starts_with("CREATE TRIGGER");
+                statements.push(piece.to_owned());
+            }
+        }
+    }
+    statements
+}
+
+/// wrangler's migration ledger, created exactly as `wrangler d1 migrations apply` creates it, so
+/// either side can go first.
+const CREATE_LEDGER: Query = Query::no_rows(
+    "CREATE TABLE IF NOT EXISTS d1_migrations(
+		id         INTEGER PRIMARY KEY AUTOINCREMENT,
+		name       TEXT UNIQUE,
+		applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
+)",
+);
+const APPLIED_MIGRATIONS: Query =
+    Query::rows("SELECT name FROM d1_migrations ORDER BY id", &["name"]);
+const RECORD_MIGRATION: Query = Query::no_rows("INSERT INTO d1_migrations (name) VALUES (?1)");
+
+/// Brings the database to the current schema through the ledger wrangler keeps: reads which
+/// migrations are applied, then applies each missing one in its own atomic batch that first
+/// records it. The record comes first so that of two appliers racing, the loser fails on the
+/// ledger's UNIQUE name before any ALTER runs, and its batch rolls back whole; it then reads the
+/// ledger again and finds the work done. Returns how many migrations it applied. The Worker
+/// calls this on an isolate's first request and never again once it succeeds.
+pub async fn ensure_schema(db: &dyn Sql) -> Result<usize, StoreError> {
+    let mut applied_here = 0;
+    let mut retried = false;
+    'read: loop {
+        let results = db
+            .batch(vec![
+                Stmt::new(CREATE_LEDGER, Vec::new()),
+                Stmt::new(APPLIED_MIGRATIONS, Vec::new()),
+            ])
+            .await?;
+        let applied: Vec<&str> = results
+            .get(1)
+            .ok_or(StoreError::Decode("ledger"))?
+            .iter()
+            .map(|row| text(row, "name"))
+            .collect::<Result<_, _>>()?;
+        for ((name, _), statements) in MIGRATIONS.iter().zip(SCHEMA.iter()) {
+            if applied.contains(name) {
+                continue;
+            }
+            let mut stmts = vec![Stmt::new(RECORD_MIGRATION, vec![(*name).into()])];
+            stmts.extend(
+                statements
+                    .iter()
+                    .map(|sql| Stmt::new(Query::no_rows(sql), Vec::new())),
+            );
+            match db.batch(stmts).await {
+                Ok(_) => applied_here += 1,
+                // Someone else may have applied it meanwhile: look again, once.
+                Err(_) if !retried => {
+                    retried = true;
+                    continue 'read;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        return Ok(applied_here);
+    }
+}
+
+/// Fails the batch it starts unless the ledger lists the newest migration (`?1`): the insert then
+/// puts a value into `gate.schema`, whose constraint refuses every value. Where the gate table
+/// itself is missing (a database from before migration 0004), the statement fails as well.
+const SCHEMA_GATE: Query = Query::no_rows(
+    "INSERT INTO gate (schema) SELECT ?1 \
+     WHERE NOT EXISTS (SELECT 1 FROM d1_migrations WHERE name = ?1)",
+);
+
+/// Whether a failed first batch failed at the gate: a schema behind, or older than the gate.
+fn behind(message: &str) -> bool {
+    message.contains("schema_behind") || message.contains("no such table")
+}
+
+/// An isolate's storage: until one batch has found the schema current, each batch starts with
+/// `SCHEMA_GATE`, so the first request learns that the schema is current inside its own batch,
+/// where reading the ledger first cost a round trip of its own (and a table missing there had
+/// cost two). When the gate fails, the batch rolled back whole and wrote nothing: the schema is
+/// brought up through the ledger (`ensure_schema`) and the batch is made again. After that the
+/// isolate never looks again. `current` is the isolate's own flag.
+pub struct Gated<'a> {
+    pub db: &'a dyn Sql,
+    pub current: &'a AtomicBool,
+}
+
+impl Sql for Gated<'_> {
+    fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
+        Box::pin(async move {
+            if self.current.load(Ordering::Relaxed) {
+                return self.db.batch(stmts).await;
+            }
+            let newest = MIGRATIONS[MIGRATIONS.len() - 1].0;
+            let mut gated = Vec::with_capacity(stmts.len() + 1);
+            gated.push(Stmt::new(SCHEMA_GATE, vec![newest.into()]));
+            gated.extend(stmts.iter().cloned());
+            match self.db.batch(gated).await {
+                Ok(mut results) => {
+                    self.current.store(true, Ordering::Relaxed);
+                    results.remove(0);
+                    Ok(results)
+                }
+                Err(StoreError::Backend(message)) if behind(&message) => {
+                    ensure_schema(self.db).await?;
+                    self.current.store(true, Ordering::Relaxed);
+                    self.db.batch(stmts).await
+                }
+                Err(other) => Err(other),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    /// A database whose ledger always reads empty and whose every migration batch fails: a
+    /// migration that can never apply (not a lost race). After `give_up_after` batches, reads
+    /// fail too, so a loop that retried without end still stops.
+    struct NeverMigrates {
+        batches: Cell<usize>,
+        give_up_after: usize,
+    }
+
+    impl Sql for NeverMigrates {
+        fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
+            self.batches.set(self.batches.get() + 1);
+            let rows = match (stmts[0].query, self.batches.get() > self.give_up_after) {
+                (CREATE_LEDGER, false) => Ok(vec![Vec::new(), Vec::new()]),
+                _ => Err(StoreError::Backend("no such table: project".into())),
+            };
+            Box::pin(std::future::ready(rows))
+        }
+    }
+
+    /// A failing migration is looked at again once (another applier may have won the race),
+    /// then its error is the answer: read, apply, read, apply, and no more.
+    #[test]
+    fn a_migration_that_keeps_failing_is_retried_once_then_reported() {
+        let db = NeverMigrates {
+            batches: Cell::new(0),
+            give_up_after: 10,
+        };
+        let outcome = crate::sqlite::block_on(ensure_schema(&db));
+        assert!(
+            matches!(&outcome, Err(StoreError::Backend(e)) if e == "no such table: project"),
+            "{outcome:?}"
+        );
+        assert_eq!(db.batches.get(), 4);
+    }
+}
