@@ -89,28 +89,11 @@ const GET_POST: &[&str] = &["GET", "POST"];
 const GET_OPTIONS: &[&str] = &["GET", "OPTIONS"];
 const POST_OPTIONS: &[&str] = &["POST", "OPTIONS"];
 
-/// Every path the Worker answers, first match wins. A browser cannot send a bearer header with
-/// a link, so the pages live under path tokens only.
+/// Every path the Worker answers, first match wins (and the rows are walked in order, so the
+/// MCP endpoints come first). A browser cannot send a bearer header with a link, so the pages
+/// live under path tokens only.
 pub const TABLE: [Row; 23] = [
     row("/healthz", Route::Healthz, &[]),
-    row(
-        "/.well-known/oauth-protected-resource",
-        Route::ResourceMetadata,
-        GET_OPTIONS,
-    ),
-    row(
-        "/.well-known/oauth-protected-resource/mcp",
-        Route::ResourceMetadata,
-        GET_OPTIONS,
-    ),
-    row(
-        "/.well-known/oauth-authorization-server",
-        Route::ServerMetadata,
-        GET_OPTIONS,
-    ),
-    row("/register", Route::Register, POST_OPTIONS),
-    row("/authorize", Route::Authorize, GET_POST),
-    row("/token", Route::Token, POST_OPTIONS),
     row("/mcp", Route::Mcp, POST),
     row("/{token}/mcp", Route::Mcp, POST),
     // POST /sse is Streamable HTTP, so an old /sse URL works whichever transport a client picks.
@@ -140,6 +123,26 @@ pub const TABLE: [Row; 23] = [
     row("/{token}/projects/{project}/{tool}", Route::Form, POST),
     row("/{token}/clients", Route::Clients, GET),
     row("/{token}/clients/{grant}", Route::Revoke, POST),
+    // OAuth's last: no pattern above matches these paths, and the MCP rows, which every tool
+    // call walks, come first.
+    row(
+        "/.well-known/oauth-protected-resource",
+        Route::ResourceMetadata,
+        GET_OPTIONS,
+    ),
+    row(
+        "/.well-known/oauth-protected-resource/mcp",
+        Route::ResourceMetadata,
+        GET_OPTIONS,
+    ),
+    row(
+        "/.well-known/oauth-authorization-server",
+        Route::ServerMetadata,
+        GET_OPTIONS,
+    ),
+    row("/register", Route::Register, POST_OPTIONS),
+    row("/authorize", Route::Authorize, GET_POST),
+    row("/token", Route::Token, POST_OPTIONS),
 ];
 
 const fn row(pattern: &'static str, route: Route, allow: &'static [&'static str]) -> Row {
@@ -514,23 +517,23 @@ pub async fn serve(
     if let Some(error) = http::too_large(body) {
         return endpoint.refusal(&error);
     }
-    let guarded;
-    let db: &dyn Sql = match &ctx.caller.grant {
-        None => ctx.db,
+    // A grant's request gets a context of its own over the guarded store; any other keeps the
+    // shell's (no copy of the caller on the way of every request).
+    let response = match &ctx.caller.grant {
+        None => serve_with(endpoint, headers, body, ctx, config).await,
         Some(grant) => {
-            guarded = Guarded {
+            let guarded = Guarded {
                 db: ctx.db,
                 grant: &grant.id,
             };
-            &guarded
+            let ctx = Ctx {
+                db: &guarded,
+                caller: ctx.caller.clone(),
+                ..*ctx
+            };
+            serve_with(endpoint, headers, body, &ctx, config).await
         }
     };
-    let ctx = Ctx {
-        db,
-        caller: ctx.caller.clone(),
-        ..*ctx
-    };
-    let response = serve_with(endpoint, headers, body, &ctx, config).await;
     with_metadata(response, config)
 }
 

@@ -24,10 +24,12 @@ pub async fn serve(
 ) -> Result<(), Error> {
     let scope = &ctx.caller.scope;
     let (result, cache) = match method {
-        "tools/list" => (
-            tools::schema::list(scope.read_only(), scope.project().is_some()).clone(),
-            Some(Cache::PerScope),
-        ),
+        "tools/list" => {
+            let one_project = scope.project().is_some();
+            let result = tools::schema::result(era, scope.read_only(), one_project);
+            json_write::push_value(out, result);
+            return Ok(());
+        }
         "tools/call" => {
             push_tool_result(out, &call_tool(params, ctx).await?, era);
             return Ok(());

@@ -9,6 +9,8 @@ use serde_json::{json, Map, Value as Json};
 use super::args::{Rule, TASK_ID_MAX};
 use super::{ToolDef, ALL};
 use crate::model::{Kind, PROJECT_ID_MAX};
+use crate::protocol::version::{self, Era};
+use crate::protocol::{self, Cache};
 
 /// The tools/list bodies, built once per isolate: every tool, or the read-only ones alone (for a
 /// read-only credential), each for a credential of every project or of one (whose `project_id`
@@ -39,6 +41,24 @@ pub fn list(read_only: bool, one_project: bool) -> &'static Json {
         (false, true) => &ONE_PROJECT_TOOLS,
         (true, true) => &ONE_PROJECT_READ_ONLY_TOOLS,
     }
+}
+
+/// The same four bodies in the 2026-07-28 revision's envelope (`protocol::envelope`), built once
+/// per isolate too, so a tools/list copies no tree of JSON values: it is written as it stands.
+static ENVELOPED: LazyLock<[Json; 4]> = LazyLock::new(|| {
+    [(false, false), (true, false), (false, true), (true, true)].map(|(read_only, one)| {
+        let body = list(read_only, one).clone();
+        protocol::envelope(body, Era::Stateless, Some(Cache::PerScope))
+    })
+});
+
+/// The whole tools/list result of a credential in `era`: the body, in its envelope where the era
+/// has one.
+pub fn result(era: Era, read_only: bool, one_project: bool) -> &'static Json {
+    if !version::has_result_type(era) {
+        return list(read_only, one_project);
+    }
+    &ENVELOPED[usize::from(read_only) + 2 * usize::from(one_project)]
 }
 
 /// How `project_id` is described to a credential that reaches one project, where it is optional.
