@@ -19,6 +19,8 @@ CREATE TABLE IF NOT EXISTS oauth_grant (
   -- When the client last exchanged a code or refreshed (access tokens are checked without a
   -- read, so a use within an access token's hour is not seen).
   last_used_at  INTEGER NOT NULL,
+  -- The current refresh token's generation (0, then one more at each refresh) and hash.
+  generation    INTEGER NOT NULL DEFAULT 0,
   refresh_hash  TEXT NOT NULL,
   -- The refresh token before the current one, and when it was replaced: a client that lost
   -- the answer of a refresh may present it again for a short while.

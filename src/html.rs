@@ -74,6 +74,7 @@ li form{border:0;padding:0;margin:0}\
 label{display:block;font-weight:600;margin:.5rem 0 .1rem}\
 li label{font-weight:400;font-size:.9rem}\
 input,textarea,select{box-sizing:border-box;width:100%;font:inherit;padding:.35rem}\
+input[type=radio]{width:auto;margin:0 .4rem 0 0}fieldset{border:1px solid var(--b);border-radius:.5rem;margin:.6rem 0}\
 button{font:inherit;padding:.3rem .9rem;margin-top:.6rem}\
 .row{display:flex;gap:.6rem}.row input{flex:1;min-width:0}.row button{margin:0}\
 .m{opacity:.75;font-size:.9rem}.k{font-size:.75rem;border:1px solid var(--b);border-radius:1rem;padding:0 .45rem;margin-right:.35rem}\

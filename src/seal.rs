@@ -280,28 +280,32 @@ impl Ticket {
 }
 
 /// A refresh token: its grant, the source the grant was made with (so a grant whose token is
-/// gone is refused before storage) and a fresh secret. Sealed so that only a value this server
-/// issued can touch a grant (a forged one is refused before storage, so no one can revoke a
-/// grant by guessing its id); stored only as its hash.
+/// gone is refused before storage) and its generation (0 for the first, one more at each
+/// refresh). Sealed, so only a value this server issued can touch a grant (a forged one is
+/// refused before storage, so no one can revoke a grant by guessing its id); stored only as its
+/// hash. A generation's token is always the same text (the seal is a MAC of these fields), so a
+/// refresh answered twice, a retry or two at once, hands out the same next token, and no answer
+/// leaves its client holding a token the other made dead.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refresh {
     pub grant: String,
     pub source: String,
-    pub secret: String,
+    pub generation: i64,
 }
 
 impl Refresh {
     pub fn seal(&self, keys: &Keys) -> String {
-        keys.seal(Kind::Refresh, &[&self.grant, &self.source, &self.secret])
+        let generation = self.generation.to_string();
+        keys.seal(Kind::Refresh, &[&self.grant, &self.source, &generation])
     }
 
     pub fn open(keys: &Keys, token: &str) -> Option<Refresh> {
-        let [grant, source, secret] =
+        let [grant, source, generation] =
             <[String; 3]>::try_from(keys.open(Kind::Refresh, token, 3)?).ok()?;
         Some(Refresh {
             grant,
             source,
-            secret,
+            generation: instant(&generation)?,
         })
     }
 }
@@ -366,7 +370,7 @@ mod tests {
         let refresh = Refresh {
             grant: "g".into(),
             source: "s".into(),
-            secret: "t".into(),
+            generation: 3,
         };
         assert_eq!(Refresh::open(&k, &refresh.seal(&k)), Some(refresh));
     }

@@ -322,9 +322,18 @@ fn intro(h: &mut Html, auth: &AuthRequest) {
         .text(" asks to use this server's projects. Afterwards your browser goes back to ")
         .raw("<b>")
         .text(&client::shown_host(&auth.redirect_uri))
-        .raw("</b>.</p><p class=m>Client id: ")
-        .text(&clip(&auth.client.id, 80))
-        .raw("</p>");
+        .raw("</b>.</p>");
+    // A client ID metadata document's URL is who the client is (its site serves it); a client
+    // that registered itself chose its own name, which nothing here can vouch for.
+    match auth.client.id.starts_with("http") {
+        true => h
+            .raw("<p class=m>Identified by <b>")
+            .text(&clip(&auth.client.id, 120))
+            .raw("</b>, which its own site publishes.</p>"),
+        false => h.raw(
+            "<p class=m>The app registered itself under this name; the name is its own claim.</p>",
+        ),
+    };
 }
 
 /// The first step: paste a token.

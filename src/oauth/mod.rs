@@ -463,7 +463,7 @@ async fn exchange(
         return invalid("the token this code was granted with is no longer accepted");
     }
     let grant = services.ids.new_id();
-    let refresh = new_refresh(&grant, &code.source, services.ids, oauth);
+    let refresh = refresh_token(&grant, &code.source, 0, oauth);
     let new = NewGrant {
         id: &grant,
         code_hash: &hash(presented),
@@ -514,17 +514,15 @@ async fn refresh(
             "the token this access was granted with is no longer accepted; authorize again",
         );
     }
-    let next = new_refresh(&sealed.grant, &sealed.source, services.ids, oauth);
-    let renewed = grants::refresh_grant(
-        services.db,
-        &sealed.grant,
+    let next = refresh_token(&sealed.grant, &sealed.source, sealed.generation + 1, oauth);
+    let presented = grants::Presented {
+        grant: &sealed.grant,
         client_id,
-        &hash(presented),
-        &hash(&next),
-        now,
-        now + GRANT_MS,
-    )
-    .await;
+        generation: sealed.generation,
+        hash: &hash(presented),
+        next_hash: &hash(&next),
+    };
+    let renewed = grants::refresh_grant(services.db, &presented, now, now + GRANT_MS).await;
     let renewed = match renewed {
         Ok(Some(renewed)) => renewed,
         Ok(None) => {
@@ -558,12 +556,12 @@ fn covered(credentials: &Credentials, source: &str, scope: &Scope) -> bool {
         .is_some_and(|reach| reach.covers(scope))
 }
 
-/// A new refresh token of a grant: two random ids as its secret.
-fn new_refresh(grant: &str, source: &str, ids: &dyn NewId, oauth: &OAuth) -> String {
+/// A grant's refresh token of one generation: always the same text (`seal::Refresh`).
+fn refresh_token(grant: &str, source: &str, generation: i64, oauth: &OAuth) -> String {
     seal::Refresh {
         grant: grant.to_owned(),
         source: source.to_owned(),
-        secret: format!("{}{}", ids.new_id(), ids.new_id()),
+        generation,
     }
     .seal(&oauth.keys)
 }

@@ -146,31 +146,39 @@ pub async fn make_grant(db: &dyn Sql, new: &NewGrant<'_>) -> Result<Made, StoreE
     })
 }
 
-/// Moves the grant on to refresh token `?4` when `?3` is its current one: the current becomes
-/// the previous, the grant lives on.
-const ROTATE: Query = Query::no_rows(
-    "UPDATE oauth_grant SET previous_hash = refresh_hash, refresh_hash = ?4, rotated_at = ?5, \
-     last_used_at = ?5, expires_at = ?6 \
-     WHERE id = ?1 AND client_id = ?2 AND refresh_hash = ?3 AND revoked_at IS NULL \
-     AND expires_at > ?5",
-);
-/// Within the grace after a rotation, the previous token is taken once more and replaces the
-/// current one with `?4` (the answer that carried the current one was lost). After `ROTATE`
-/// succeeded in the same batch this sets what is already set, so a batch repeated after its
-/// answer was lost answers the same.
-const ROTATE_AGAIN: Query = Query::no_rows(
-    "UPDATE oauth_grant SET refresh_hash = ?4, last_used_at = ?5, expires_at = ?6 \
-     WHERE id = ?1 AND client_id = ?2 AND previous_hash = ?3 AND rotated_at > ?5 - ?7 \
-     AND revoked_at IS NULL AND expires_at > ?5",
-);
-/// A refresh token of this grant that is neither current nor within the grace was used after
-/// it was replaced: someone else holds it, so the grant (its whole family of tokens) ends.
+/// The parameters of a refresh's statements: `?1` the grant, `?2` the client, `?3` the presented
+/// token's generation, `?4` its hash, `?5` the next token's hash, `?6` now, `?7` the grant's new
+/// end, `?8` the grace. Each statement reads the grant as it stood before the batch or as the one
+/// before it left it, so the order below is the rule.
+///
+/// First: a token of this grant that is neither its current one nor the one just replaced
+/// (within the grace) was used after it was replaced, so someone else holds it: the grant, its
+/// whole family of tokens, ends.
 const REVOKE_REPLAYED_REFRESH: Query = Query::no_rows(
-    "UPDATE oauth_grant SET revoked_at = ?5, revoked_why = 'refresh token used twice' \
-     WHERE id = ?1 AND client_id = ?2 AND revoked_at IS NULL AND refresh_hash IS NOT ?4",
+    "UPDATE oauth_grant SET revoked_at = ?6, revoked_why = 'refresh token used twice' \
+     WHERE id = ?1 AND client_id = ?2 AND revoked_at IS NULL \
+     AND NOT (generation = ?3 AND refresh_hash = ?4) \
+     AND NOT (generation = ?3 + 1 AND previous_hash = ?4 AND rotated_at > ?6 - ?8)",
+);
+/// Then the current token moves the grant on to the next generation; the grant lives on.
+const ROTATE: Query = Query::no_rows(
+    "UPDATE oauth_grant SET generation = ?3 + 1, previous_hash = refresh_hash, \
+     refresh_hash = ?5, rotated_at = ?6, last_used_at = ?6, expires_at = ?7 \
+     WHERE id = ?1 AND client_id = ?2 AND generation = ?3 AND refresh_hash = ?4 \
+     AND revoked_at IS NULL AND expires_at > ?6",
+);
+/// The token just replaced, within the grace (a retry whose answer was lost, or a refresh sent
+/// twice at once), finds the grant already moved on, to the token it will be given again: only
+/// its use is recorded. After `ROTATE` in the same batch it records the same, so a batch made
+/// again after its answer was lost answers the same.
+const ROTATED_ALREADY: Query = Query::no_rows(
+    "UPDATE oauth_grant SET last_used_at = ?6, expires_at = ?7 \
+     WHERE id = ?1 AND client_id = ?2 AND generation = ?3 + 1 AND previous_hash = ?4 \
+     AND rotated_at > ?6 - ?8 AND revoked_at IS NULL AND expires_at > ?6",
 );
 const REFRESHED: Query = Query::rows(
-    "SELECT scope, client_name, refresh_hash = ?2 AS renewed FROM oauth_grant WHERE id = ?1",
+    "SELECT scope, client_name, (refresh_hash = ?2 AND revoked_at IS NULL) AS renewed \
+     FROM oauth_grant WHERE id = ?1",
     &["scope", "client_name", "renewed"],
 );
 
@@ -181,34 +189,45 @@ pub struct Renewed {
     pub client_name: String,
 }
 
-/// A refresh: grant `grant` of client `client_id` moves from the presented token's hash to
-/// `new_hash` and lives until `expires_at`, if the presented token is its current one (or the
-/// previous one within `GRACE_MS`); any other token of the grant revokes it. `None`: refused.
+/// A refresh token presented: its grant and client, its generation and hash, and the hash of
+/// the next generation's token (which is always the same text: `seal::Refresh`).
+pub struct Presented<'a> {
+    pub grant: &'a str,
+    pub client_id: &'a str,
+    pub generation: i64,
+    pub hash: &'a str,
+    pub next_hash: &'a str,
+}
+
+/// A refresh: when the presented token is the grant's current one, the grant moves on to the
+/// next generation and lives until `expires_at`; when it is the one just replaced, within
+/// `GRACE_MS`, the grant is already there and the same next token is answered again; any other
+/// token of the grant revokes it. `None`: refused.
 pub async fn refresh_grant(
     db: &dyn Sql,
-    grant: &str,
-    client_id: &str,
-    presented_hash: &str,
-    new_hash: &str,
+    presented: &Presented<'_>,
     now_ms: i64,
     expires_at: i64,
 ) -> Result<Option<Renewed>, StoreError> {
-    // ?1 … ?7, of which each statement takes the first five, six or seven.
-    let params: [Value; 7] = [
-        grant.into(),
-        client_id.into(),
-        presented_hash.into(),
-        new_hash.into(),
+    let params: [Value; 8] = [
+        presented.grant.into(),
+        presented.client_id.into(),
+        Value::Int(presented.generation),
+        presented.hash.into(),
+        presented.next_hash.into(),
         Value::Int(now_ms),
         Value::Int(expires_at),
         Value::Int(GRACE_MS),
     ];
     let results = db
         .batch(vec![
-            Stmt::new(ROTATE, params[..6].to_vec()),
-            Stmt::new(ROTATE_AGAIN, params.to_vec()),
-            Stmt::new(REVOKE_REPLAYED_REFRESH, params[..5].to_vec()),
-            Stmt::new(REFRESHED, vec![grant.into(), new_hash.into()]),
+            Stmt::new(REVOKE_REPLAYED_REFRESH, params.to_vec()),
+            Stmt::new(ROTATE, params[..7].to_vec()),
+            Stmt::new(ROTATED_ALREADY, params.to_vec()),
+            Stmt::new(
+                REFRESHED,
+                vec![presented.grant.into(), presented.next_hash.into()],
+            ),
         ])
         .await?;
     let Some(row) = results.get(3).and_then(|rows| rows.first()) else {

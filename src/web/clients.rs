@@ -68,16 +68,22 @@ fn row(h: &mut Html, grant: &GrantRow, scope: &Scope, now: i64) {
         None => "nothing (malformed)".to_owned(),
     };
     h.fill(
-        "<li><b>{}</b> <span class=k>{}</span><div class=m>connected {} · last used {}</div>\
-         <div class=m>client id: {}</div>",
+        "<li><b>{}</b> <span class=k>{}</span><div class=m>connected {} · last used {}</div>",
         &[
             &grant.client_name,
             &reach,
             &super::html::ago(grant.created_at, now),
             &super::html::ago(grant.last_used_at, now),
-            &crate::render::clip(&grant.client_id, 80),
         ],
     );
+    // A metadata document's URL says who the client is; a registration is only its own claim.
+    match grant.client_id.starts_with("http") {
+        true => h.fill(
+            "<div class=m>identified by {}</div>",
+            &[&crate::render::clip(&grant.client_id, 120)],
+        ),
+        false => h.raw("<div class=m>registered itself under this name</div>"),
+    };
     // The list holds only grants within the token's reach, so a token that may write may
     // revoke each (the store checks the reach again).
     if scope.write_reach().is_some() {

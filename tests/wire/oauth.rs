@@ -530,32 +530,35 @@ fn a_grant_is_never_wider_than_the_token_pasted() {
 }
 
 #[test]
-fn refresh_tokens_rotate_with_one_retry_and_a_replay_revokes_the_grant() {
+fn refresh_tokens_rotate_a_retry_gets_the_same_answer_and_a_replay_revokes_the_grant() {
     let s = server();
     let (client, first) = granted(&s, PROJECT, &[]);
     let r1 = first["refresh_token"].as_str().unwrap();
     let second = refresh(&s, &client, r1);
     assert_eq!(second.status, 200, "{}", second.body);
     let second = second.json();
-    let r2 = second["refresh_token"].as_str().unwrap();
+    let r2 = second["refresh_token"].as_str().unwrap().to_owned();
     assert_ne!(r1, r2);
-    // The one just replaced, again within the grace (its answer was lost): a new one, r2 ends.
+    // The one just replaced, again within the grace (its answer was lost, or two refreshes went
+    // out at once): the same next token, so whichever answer the client keeps works.
     s.now.set(s.now.get() + 30_000);
-    let retried = refresh(&s, &client, r1).json();
-    let r3 = retried["refresh_token"].as_str().unwrap().to_owned();
-    assert_eq!(
-        refresh(&s, &client, r2).status,
-        400,
-        "r2 was replaced by the retry"
-    );
-    // r3 is current; using r1 after the grace is a replay: the whole grant ends.
-    s.now.set(s.now.get() + 61_000);
+    let retried = refresh(&s, &client, r1);
+    assert_eq!(retried.status, 200, "{}", retried.body);
+    assert_eq!(retried.json()["refresh_token"], r2.as_str());
+    let third = refresh(&s, &client, &r2);
+    assert_eq!(third.status, 200, "{}", third.body);
+    let third = third.json();
+    let r3 = third["refresh_token"].as_str().unwrap();
+    // r1 now is two generations old: a replay, and the whole grant ends.
     let replay = refresh(&s, &client, r1);
     assert_eq!(replay.status, 400);
     assert_eq!(replay.json()["error"], "invalid_grant");
-    let refused = refresh(&s, &client, &r3);
-    assert_eq!(refused.status, 400, "the replay revoked the family");
-    let access = retried["access_token"].as_str().unwrap();
+    assert_eq!(
+        refresh(&s, &client, r3).status,
+        400,
+        "the replay revoked the family"
+    );
+    let access = third["access_token"].as_str().unwrap();
     let denied = call(&s, access, "get_state", json!({}));
     assert_eq!(denied.status, 401);
     assert!(denied
@@ -566,6 +569,27 @@ fn refresh_tokens_rotate_with_one_retry_and_a_replay_revokes_the_grant() {
         s.db.stored("SELECT revoked_why FROM oauth_grant"),
         "refresh token used twice"
     );
+}
+
+#[test]
+fn the_token_just_replaced_is_a_replay_once_the_grace_is_over() {
+    let s = server();
+    let (client, first) = granted(&s, PROJECT, &[]);
+    let r1 = first["refresh_token"].as_str().unwrap();
+    let r2 = refresh(&s, &client, r1).json()["refresh_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    s.now.set(s.now.get() + 61_000);
+    assert_eq!(refresh(&s, &client, r1).status, 400);
+    assert_eq!(refresh(&s, &client, &r2).status, 400, "the grant ended");
+    // Another client presenting a grant's token is refused and ends nothing.
+    let s = server();
+    let (client, first) = granted(&s, PROJECT, &[]);
+    let other = public_client(&s, "Other");
+    let r1 = first["refresh_token"].as_str().unwrap();
+    assert_eq!(refresh(&s, &other, r1).status, 400);
+    assert_eq!(refresh(&s, &client, r1).status, 200);
 }
 
 #[test]
