@@ -33,6 +33,11 @@ MCP_REMOTE_NODE=20.18.1
 # shellcheck disable=SC2034
 PLAYWRIGHT_CORE_VERSION=1.65.1  # scripts/browser only: drives Debian's chromium, downloads no browser
 CARGO_MUTANTS_VERSION=27.1.0    # scripts/mutants only (ensure_cargo_mutants)
+# scripts/oauth-clients only (ensure_oauth_clients): the official MCP SDKs as OAuth clients, each
+# the newest release at the time that works here: PyPI `mcp` (needs Python 3.10 or later, into a
+# venv of its own) and npm `@modelcontextprotocol/sdk`.
+PYTHON_MCP_VERSION=2.3.0
+MCP_SDK_VERSION=1.32.2
 [[ "${1:-}" != --pins ]] || return 0
 # wasm-bindgen-cli must match the wasm-bindgen library in Cargo.lock exactly.
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock")
@@ -105,6 +110,24 @@ ensure_browser() {
   CHROMIUM_BIN=$(command -v chromium) || { log "no chromium on PATH after installing it"; return 1; }
   npm_into playwright "playwright-core@$PLAYWRIGHT_CORE_VERSION"
   export CHROMIUM_BIN PLAYWRIGHT_CORE="$TOOLS/playwright/node_modules/playwright-core"
+}
+
+# The OAuth clients for scripts/oauth-clients, installed only when that script asks: the
+# TypeScript SDK beside the other npm sets, and the Python SDK in a venv whose stamp names the
+# version (pip pins only `mcp` itself; its dependencies are what pip resolves on the first run).
+ensure_oauth_clients() {
+  npm_into mcp-sdk "@modelcontextprotocol/sdk@$MCP_SDK_VERSION"
+  export MCP_SDK="$TOOLS/mcp-sdk/node_modules/@modelcontextprotocol/sdk"
+  local venv="$TOOLS/python-mcp" want="mcp==$PYTHON_MCP_VERSION"
+  if [[ ! -x "$venv/bin/python" || "$(cat "$venv/.installed" 2>/dev/null)" != "$want" ]]; then
+    log "installing $want into a Python venv (once)"
+    python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { log "$want needs Python 3.10 or later"; return 1; }
+    rm -rf "$venv"
+    python3 -m venv "$venv" >&2
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "$want" >&2
+    echo "$want" >"$venv/.installed"
+  fi
+  export MCP_PYTHON="$venv/bin/python"
 }
 
 # cargo-mutants for scripts/mutants, installed only when that script asks.
