@@ -144,5 +144,5 @@ machine_lines() {
   mem_gib=$(awk '/^MemTotal:/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo)
   cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
   echo "- Machine: $(nproc) cores ($cpu_model), $mem_gib GiB memory, Linux $(uname -r); the load client and the servers share these cores. Load average when the run ended: $(cut -d' ' -f1-3 /proc/loadavg)."
-  echo "- Toolchain: $(rustc --version | cut -d' ' -f1-2), Node $(node --version), wrangler $("$WRANGLER" --version 2>/dev/null | tail -n 1)."
+  echo "- Toolchain: $(rustc --version | cut -d' ' -f1-2), wrangler $("$WRANGLER" --version 2>/dev/null | tail -n 1) on Node $("$NODE22" --version)."
 }

