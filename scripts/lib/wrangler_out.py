@@ -1,10 +1,10 @@
-"""Reading what wrangler 4.86 prints, and the one edit scripts/deploy makes to wrangler.toml.
+"""Reading what wrangler 4.164 prints, and the one edit scripts/deploy makes to wrangler.toml.
 
 Every function here takes text and returns data, so tests/deploy/run checks them on output
 recorded from the real wrangler (tests/deploy/samples/). scripts/deploy calls them through the
 command line below. Python 3 standard library only.
 
-The formats, from wrangler 4.86's source (wrangler-dist/cli.js):
+The formats, from wrangler 4.164's source (wrangler-dist/cli.js); 4.86 printed the same:
   whoami --json      a JSON object (4-space indent), or {"loggedIn":false} and exit 1
   d1 list --json     a JSON array of {uuid, name, ...} (2-space indent)
   d1 create NAME     "✅ Successfully created DB ..." then a TOML snippet with database_id = "…"

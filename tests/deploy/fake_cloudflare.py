@@ -1,13 +1,16 @@
-"""A stand-in for the part of the Cloudflare API that wrangler 4.86 calls during scripts/deploy,
+"""A stand-in for the part of the Cloudflare API that wrangler 4.164 calls during scripts/deploy,
 so the real wrangler can run the whole deploy offline (CLOUDFLARE_API_BASE_URL points here).
 
 It keeps what a real account would keep (databases, the migration ledger, Workers, secrets) and
 counts every request, so a test can ask what a run created or replaced: GET /__state.
 The shapes of its answers are those of api.cloudflare.com/client/v4 ({success, errors, messages,
-result}); the outputs in samples/ were recorded from wrangler 4.86 talking to it.
+result}); the outputs in samples/ were recorded from wrangler 4.164 talking to it (tests/deploy/record).
 Any other endpoint answers a Cloudflare-style 404, and is listed in /__state's "unknown".
 
-Usage: fake_cloudflare.py PORT_FILE   (binds a free loopback port and writes it to PORT_FILE)
+Usage: fake_cloudflare.py PORT_FILE [--two-accounts] [--no-subdomain]
+  binds a free loopback port and writes it to PORT_FILE. The flags make the account of two
+  samples (tests/deploy/record): a login that reaches a second account, and an account without
+  a workers.dev subdomain.
 """
 
 import json
@@ -18,11 +21,15 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ACCOUNT = "7c5dae5552338874e5053f2534d2767a"
+OTHER_ACCOUNT = {"id": "0f9e8d7c6b5a49382716051a2b3c4d5e", "name": "Team Handoff", "type": "standard",
+                 "settings": {"enforce_twofactor": True}, "created_on": "2025-06-07T08:09:10.111213Z"}
 SUBDOMAIN = "jane-doe"
 V4 = "/client/v4"
 A = f"{V4}/accounts/{ACCOUNT}"
 
 state = {"dbs": [], "applied": {}, "workers": [], "secrets": {}, "requests": [], "unknown": []}
+two_accounts = "--two-accounts" in sys.argv[2:]
+no_subdomain = "--no-subdomain" in sys.argv[2:]
 
 
 def ok(result, info=None):
@@ -47,9 +54,10 @@ def now():
 def query(db_id, sql):
     """D1 /query: the migration ledger is the only state that matters to wrangler here."""
     applied = state["applied"].setdefault(db_id, [])
-    applied += re.findall(r"INSERT INTO d1_migrations \(name\)\s*values \('([^']+)'\)", sql)
+    # wrangler 4.164 quotes the table's name ("d1_migrations"); 4.86 did not.
+    applied += re.findall(r"INSERT INTO \"?d1_migrations\"? \(name\)\s*values \('([^']+)'\)", sql)
     rows = []
-    if "FROM d1_migrations" in sql:
+    if re.search(r"FROM \"?d1_migrations\"?", sql):
         rows = [{"id": i + 1, "name": n, "applied_at": "2026-12-01 09:20:00"} for i, n in enumerate(applied)]
     meta = {"served_by": "v3-prod", "duration": 0.3, "changes": 0, "last_row_id": 0, "changed_db": False,
             "size_after": 16384, "rows_read": 0, "rows_written": 0}
@@ -63,11 +71,15 @@ def route(method, path, body):
         return ok({"id": "f1a2b3c4", "email": "jane@example.com"})
     if path == f"{V4}/accounts":
         return page([{"id": ACCOUNT, "name": "Jane@example.com's Account", "type": "standard",
-                      "settings": {"enforce_twofactor": False}, "created_on": "2024-03-02T10:11:12.131415Z"}])
+                      "settings": {"enforce_twofactor": False}, "created_on": "2024-03-02T10:11:12.131415Z"}]
+                    + ([OTHER_ACCOUNT] if two_accounts else []))
     if path == f"{V4}/memberships":  # what wrangler picks the account from
         return page([{"id": "4b1d6e0f5a3c4e2d9b8a7c6f5e4d3c2b", "status": "accepted",
                       "account": {"id": ACCOUNT, "name": "Jane@example.com's Account"},
-                      "roles": ["Super Administrator - All Privileges"]}])
+                      "roles": ["Super Administrator - All Privileges"]}]
+                    + ([{"id": "9a8b7c6d5e4f4a3b2c1d0e9f8a7b6c5d", "status": "accepted",
+                         "account": {"id": OTHER_ACCOUNT["id"], "name": OTHER_ACCOUNT["name"]},
+                         "roles": ["Administrator"]}] if two_accounts else []))
     if path == f"{A}/d1/database":
         if method == "POST":
             name = json.loads(body)["name"]
@@ -85,10 +97,12 @@ def route(method, path, body):
             return err(404, 7404, "The database could not be found")
         return query(db["uuid"], json.loads(body).get("sql", "")) if m.group(2) else ok(db)
     if path == f"{A}/workers/subdomain":
+        if no_subdomain:
+            return err(404, 10007, "This subdomain does not exist.")
         return ok({"subdomain": SUBDOMAIN})
     if path == f"{A}/workers/scripts" and method == "GET":
         return ok([{"id": w, "migration_tag": "v1"} for w in state["workers"]])
-    m = re.fullmatch(rf"{A}/workers/(scripts|services)/([\w-]+)(/.*)?", path)
+    m = re.fullmatch(rf"{A}/workers/(scripts|services|workers)/([\w-]+)(/.*)?", path)
     if m:
         return worker(method, m.group(1), m.group(2), m.group(3) or "", body)
     return None
@@ -105,6 +119,10 @@ def worker(method, kind, name, rest, body):
                    "has_modules": True, "migration_tag": "v1", "tag": "5a6f3c1be1f54b4e9c0a1f2e3d4c5b6a"})
     if not exists:
         return err(404, 10090 if kind == "services" else 10007, "This Worker does not exist on your account.")
+    if kind == "workers" and rest == "" and method == "GET":  # wrangler 4.164 reads the workers.dev state here
+        return ok({"id": name, "name": name, "created_on": now(), "updated_on": now(), "logpush": False,
+                   "observability": {"enabled": False}, "tags": [], "tail_consumers": [],
+                   "subdomain": {"enabled": True, "previews_enabled": True}})
     if kind == "services" and rest == "":
         return ok({"id": name, "default_environment": {"environment": "production", "script": {
             "id": name, "tag": "5a6f3c1be1f54b4e9c0a1f2e3d4c5b6a", "tags": [], "last_deployed_from": "wrangler"}}})
@@ -114,6 +132,9 @@ def worker(method, kind, name, rest, body):
         deployment = {"id": str(uuid.uuid4()), "source": "wrangler", "strategy": "percentage", "created_on": now(),
                       "versions": [{"version_id": version["id"], "percentage": 100}]}
         return ok(deployment if method == "POST" else {"deployments": [deployment]})
+    if rest == "/settings" and method == "GET":  # what wrangler looks at before provisioning bindings
+        return ok({"bindings": [], "compatibility_date": "2026-11-17", "compatibility_flags": [], "logpush": False,
+                   "observability": {"enabled": False}, "tags": [], "tail_consumers": []})
     if rest == "/script-settings":
         return ok({"logpush": False, "tail_consumers": None, "observability": {"enabled": False}, "tags": []})
     if rest == "/subdomain":
