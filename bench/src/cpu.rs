@@ -259,6 +259,14 @@ pub fn process_cpu_ms(pid: i32) -> Option<f64> {
     Some(stat.ticks as f64 * 1000.0 / clock_ticks_per_second())
 }
 
+/// Nanoseconds on CPU of a process's live threads, summed: enough to tell whether it is idle
+/// (`coldstart` waits for the runtime to go quiet), not to account a phase (use `Sampler`).
+pub fn threads_ns(pid: i32) -> u64 {
+    thread_times(Path::new(&format!("/proc/{pid}")))
+        .values()
+        .sum()
+}
+
 /// The pid of the runtime workerd (the one that runs the Worker and its D1) in a process group.
 pub fn runtime_pid(pgid: i32) -> Option<i32> {
     fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {

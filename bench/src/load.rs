@@ -170,6 +170,24 @@ pub struct Target {
 static NEXT_NUMBER: AtomicU64 = AtomicU64::new(0);
 
 impl Target {
+    /// A request of the caller's own, sent as it is (`coldstart` builds each kind's).
+    pub fn new(
+        method: &'static str,
+        url: String,
+        headers: Vec<(&'static str, String)>,
+        body: Option<String>,
+        expect: &'static str,
+    ) -> Target {
+        Target {
+            method,
+            url,
+            headers,
+            body,
+            numbered: false,
+            expect,
+        }
+    }
+
     fn mcp(base: &str, req: workload::Request) -> Target {
         Target {
             method: "POST",

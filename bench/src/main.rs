@@ -39,7 +39,8 @@ const USAGE: &str = "usage:
              [--rounds N] [--requests N] [--warmup N] [--interval-us N] [--perf-rounds N] [--out DIR]
   bench network-off --inspector PORT
   bench coldstart --wrangler PATH --variants NAME=DIR,NAME=DIR,... --work DIR \\
-             [--starts N] [--warm N]";
+             [--kinds get_state,handshake,sse,page] [--starts N] [--isolate-starts N] \\
+             [--warm N] [--interval-us N]";
 
 /// The earlier build's server, when `--before-base` names one.
 fn before(flags: &Flags) -> Result<Option<load::Before>, String> {
@@ -51,6 +52,24 @@ fn before(flags: &Flags) -> Result<Option<load::Before>, String> {
         pgid: flags.pgid("before-pgid")?,
         label: flags.text("before-label").unwrap_or("before").to_owned(),
     }))
+}
+
+/// `--variants NAME=DIR,NAME=DIR,...`: the bundles a cold-start run starts.
+fn variants(flags: &Flags) -> Result<Vec<(String, PathBuf)>, String> {
+    pairs(flags, "variants")
+}
+
+/// A flag's `NAME=DIR,NAME=DIR,...`.
+fn pairs(flags: &Flags, flag: &str) -> Result<Vec<(String, PathBuf)>, String> {
+    flags
+        .required(flag)?
+        .split(',')
+        .map(|pair| {
+            pair.split_once('=')
+                .map(|(name, dir)| (name.to_owned(), PathBuf::from(dir)))
+                .ok_or_else(|| format!("--{flag} wants NAME=DIR pairs, got {pair:?}"))
+        })
+        .collect()
 }
 
 /// Why a run stopped: a wrong command line (the usage follows) or a failed measurement.
@@ -189,22 +208,35 @@ fn run(args: &[String]) -> Result<String, Failure> {
             profile::run(&opts).map_err(Failure::Run)
         }
         "coldstart" => {
-            flags.only(&["wrangler", "variants", "work", "starts", "warm"])?;
-            let variants = flags
-                .required("variants")?
-                .split(',')
-                .map(|pair| {
-                    pair.split_once('=')
-                        .map(|(name, dir)| (name.to_owned(), PathBuf::from(dir)))
-                        .ok_or_else(|| format!("--variants wants NAME=DIR pairs, got {pair:?}"))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+            flags.only(&[
+                "wrangler",
+                "variants",
+                "work",
+                "kinds",
+                "starts",
+                "isolate-starts",
+                "warm",
+                "interval-us",
+            ])?;
+            let kinds = match flags.text("kinds") {
+                None => coldstart::Kind::ALL.to_vec(),
+                Some(list) => list
+                    .split(',')
+                    .map(|k| {
+                        coldstart::Kind::parse(k).ok_or_else(|| format!("--kinds: no kind {k:?}"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            };
             let opts = coldstart::Options {
                 wrangler: PathBuf::from(flags.required("wrangler")?),
-                variants,
-                starts: flags.number("starts", 5)?.max(1),
+                variants: variants(&flags)?,
+                kinds,
+                // Eight of each: the fewest the issue's targets are read off.
+                starts: flags.number("starts", 8)?.max(1),
+                isolate_starts: flags.number("isolate-starts", 8)?,
                 work: PathBuf::from(flags.required("work")?),
                 warm: flags.number("warm", 20)?.max(1),
+                interval_us: flags.number("interval-us", 100)?.max(10),
             };
             coldstart::run(&opts).map_err(Failure::Run)
         }

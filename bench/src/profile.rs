@@ -88,7 +88,7 @@ fn listening_ports(pid: i32) -> Vec<u16> {
 /// workerd's own inspector in a `wrangler dev` group: the runtime workerd's listening port that
 /// answers `/json/list` with the user Worker among its targets. wrangler's `--inspector-port`
 /// proxies the user Worker alone; this one lists every isolate, D1's included.
-fn inspector(pgid: i32) -> Result<(u16, Vec<cdp::Target>), String> {
+pub fn inspector(pgid: i32) -> Result<(u16, Vec<cdp::Target>), String> {
     let pid = cpu::runtime_pid(pgid).ok_or(format!("no runtime workerd in group {pgid}"))?;
     listening_ports(pid)
         .into_iter()
@@ -103,9 +103,9 @@ fn inspector(pgid: i32) -> Result<(u16, Vec<cdp::Target>), String> {
 }
 
 /// One frame of a profile's call tree.
-struct Frame {
-    name: String,
-    url: String,
+pub struct Frame {
+    pub name: String,
+    pub url: String,
     /// Where the function starts, for naming the glue's anonymous functions (`glue_names`).
     script: String,
     line: u64,
@@ -114,16 +114,16 @@ struct Frame {
 }
 
 /// A parsed `Profiler.stop` result: the tree and which node each sample hit.
-struct Profile {
-    frames: Vec<Frame>,
-    samples: Vec<usize>,
+pub struct Profile {
+    pub frames: Vec<Frame>,
+    pub samples: Vec<usize>,
 }
 
 /// Microseconds one sample stands for in a phase: the median gap between consecutive samples
 /// inside bursts (gaps up to three intervals), pooled over every isolate's profile of the phase.
 /// V8 seldom keeps the interval asked for on a busy machine; the longer gaps are time an isolate
 /// was not entered.
-fn us_per_sample(profiles: &[(String, Json)], interval_us: u64) -> f64 {
+pub fn us_per_sample(profiles: &[(String, Json)], interval_us: u64) -> f64 {
     let limit = 3.0 * interval_us as f64;
     let gaps: Vec<f64> = profiles
         .iter()
@@ -139,7 +139,7 @@ fn us_per_sample(profiles: &[(String, Json)], interval_us: u64) -> f64 {
 }
 
 impl Profile {
-    fn parse(profile: &Json) -> Result<Profile, String> {
+    pub fn parse(profile: &Json) -> Result<Profile, String> {
         let nodes = profile["nodes"]
             .as_array()
             .ok_or("a profile without nodes")?;
@@ -179,7 +179,7 @@ impl Profile {
     }
 
     /// The frames of a sample, leaf first.
-    fn stack(&self, leaf: usize) -> Vec<&Frame> {
+    pub fn stack(&self, leaf: usize) -> Vec<&Frame> {
         let mut out = Vec::new();
         let mut at = Some(leaf);
         while let Some(i) = at {
