@@ -5,6 +5,7 @@
 //! servers.
 
 mod cdp;
+mod coldprofile;
 mod coldstart;
 mod cpu;
 mod flags;
@@ -40,7 +41,10 @@ const USAGE: &str = "usage:
   bench network-off --inspector PORT
   bench coldstart --wrangler PATH --variants NAME=DIR,NAME=DIR,... --work DIR \\
              [--kinds get_state,handshake,sse,page] [--starts N] [--isolate-starts N] \\
-             [--warm N] [--interval-us N]";
+             [--warm N] [--interval-us N]
+  bench coldprofile --wrangler PATH --variants NAME=DIR,floor=DIR --work DIR --out DIR \\
+             [--starts N] [--perf-starts N] [--interval-us N] \\
+             [--startup NAME=DIR,... --startup-runs N]";
 
 /// The earlier build's server, when `--before-base` names one.
 fn before(flags: &Flags) -> Result<Option<load::Before>, String> {
@@ -239,6 +243,35 @@ fn run(args: &[String]) -> Result<String, Failure> {
                 interval_us: flags.number("interval-us", 100)?.max(10),
             };
             coldstart::run(&opts).map_err(Failure::Run)
+        }
+        "coldprofile" => {
+            flags.only(&[
+                "wrangler",
+                "variants",
+                "work",
+                "out",
+                "starts",
+                "perf-starts",
+                "interval-us",
+                "startup",
+                "startup-runs",
+            ])?;
+            let startup = match flags.text("startup") {
+                None => Vec::new(),
+                Some(_) => pairs(&flags, "startup")?,
+            };
+            let opts = coldprofile::Options {
+                wrangler: PathBuf::from(flags.required("wrangler")?),
+                variants: variants(&flags)?,
+                starts: flags.number("starts", 4)?.max(1),
+                perf_starts: flags.number("perf-starts", 4)?,
+                work: PathBuf::from(flags.required("work")?),
+                out: PathBuf::from(flags.required("out")?),
+                interval_us: flags.number("interval-us", 100)?.max(10),
+                startup,
+                startup_runs: flags.number("startup-runs", 3)?,
+            };
+            coldprofile::run(&opts).map_err(Failure::Run)
         }
         "network-off" => {
             flags.only(&["inspector"])?;
