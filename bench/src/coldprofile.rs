@@ -131,6 +131,12 @@ fn category(stack: &[&Frame]) -> String {
     OWN_JS.to_owned()
 }
 
+/// Rust's primitive types, whose inherent methods live in core.
+const PRIMITIVES: &[&str] = &[
+    "str", "T", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128",
+    "isize", "f32", "f64", "bool", "char",
+];
+
 /// The module path a wasm function's Rust name starts with: two segments of ours
 /// (`handoff_mcp::worker`), the crate of anything else (`alloc`, `serde_json`), the type's path
 /// of a trait method (`<A as B>::f`), no hash (`alloc[3ca5…]`). Names without a path are
@@ -145,13 +151,15 @@ fn module_prefix(name: &str) -> String {
         .split("::")
         .map(|s| s.split(['[', '<']).next().unwrap_or(s))
         .collect();
+    // An inherent method of a primitive type (`<str>::find`, `<[T]>::sort`) is core's.
+    let krate = segments[0].trim_matches(|c: char| "<>&[]* ".contains(c));
     match segments.as_slice() {
         [_] => "wasm-bindgen's exports and shims".to_owned(),
         ["handoff_mcp", module, ..] => format!("handoff_mcp::{module}"),
         // The global allocator's entry points (`__rustc::__rdl_alloc`) are alloc's.
         ["__rustc", ..] => "alloc".to_owned(),
-        [krate, ..] => (*krate).to_owned(),
-        [] => String::new(),
+        _ if krate.is_empty() || PRIMITIVES.contains(&krate) => "core".to_owned(),
+        _ => krate.to_owned(),
     }
 }
 
