@@ -11,8 +11,10 @@
 export default {
   async fetch(request, env) {
     const path = new URL(request.url).pathname;
-    // Without D1, as handoff-mcp's /healthz, so scripts/coldstart can see the isolate answer
-    // before its first query.
+    // Without D1, as handoff-mcp's /healthz: scripts/bench and scripts/profile wait on it.
+    // scripts/coldstart never sends it: every request of its kinds (POST /<token>/mcp, GET
+    // /<token>/sse, POST /<token>/sse/message, GET /<token>/projects/<id>) falls through to the
+    // one query below, so each kind's first call has a floor.
     if (path === "/healthz") {
       return new Response("ok");
     }
