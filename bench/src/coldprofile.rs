@@ -336,7 +336,8 @@ struct Startup {
     frames: HashMap<String, usize>,
 }
 
-/// Whether the wrangler in use has `wrangler check startup` (4.86 has it, as alpha).
+/// Whether the wrangler in use has `wrangler check startup` (4.86, the pinned one when this was
+/// written, has it as alpha; the project is moving to 4.164).
 fn has_check_startup(wrangler: &Path) -> bool {
     Command::new(wrangler)
         .args(["check", "startup", "--help"])
@@ -685,10 +686,10 @@ fn report(
                 ]);
             }
             out.push_str(&format!(
-                "\nThe start-up phase, `wrangler check startup` (alpha in wrangler 4.86): it \
-                 bundles the Worker as `wrangler deploy --dry-run` does, loads it in a fresh \
-                 local runtime whose entry imports it inside a request, and keeps V8's profile of \
-                 that import: the bundle's top-level code, the wasm module instantiated (and, \
+                "\nThe start-up phase, `wrangler check startup` (an alpha command; the toolchain \
+                 line above names the wrangler that ran it): it bundles the Worker as `wrangler \
+                 deploy --dry-run` does, loads it in a fresh local runtime whose entry imports it \
+                 inside a request, and keeps V8's profile of that import: the bundle's top-level code, the wasm module instantiated (and, \
                  where workerd has not done it at load, compiled). It takes V8's default \
                  sampling interval ({} µs), so a phase this short gets a handful of samples: \
                  medians over the runs, the busy time as samples times the median gap. Raw \

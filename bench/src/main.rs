@@ -1,8 +1,10 @@
 //! The bench entry point: `bench native` times the core in-process (a); `bench http` loads two
 //! (or three) running `wrangler dev`s and samples their CPU (b, c); `bench profile` takes CPU
-//! profiles of their isolates under load. All print Markdown for docs/benchmarks.md. Argument
-//! parsing lives here; nothing here measures. `scripts/bench` and `scripts/profile` start the
-//! servers.
+//! profiles of their isolates under load; `bench coldstart` and `bench coldprofile` measure and
+//! profile the first requests of fresh isolates. All print Markdown for docs/benchmarks.md.
+//! Argument parsing lives here; nothing here measures. `scripts/bench` and `scripts/profile`
+//! start the servers; the cold-start commands start their own, from prebuilt bundles
+//! `scripts/coldstart` makes.
 
 mod cdp;
 mod coldprofile;
