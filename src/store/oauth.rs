@@ -310,25 +310,23 @@ pub async fn live_grants(
 
 /// Ends a live grant within the caller's write reach, at once: from the next batch on, its
 /// access tokens reach nothing (`GUARD`) and its refresh token is refused.
-const REVOKE_GRANT: Query = Query::rows(
+const REVOKE_GRANT: Query = Query::no_rows(
     "UPDATE oauth_grant SET revoked_at = ?3, revoked_why = 'revoked on the page' \
      WHERE id = ?1 AND revoked_at IS NULL \
-     AND (?2 IS NULL OR scope IN ('rw:' || ?2, 'ro:' || ?2)) RETURNING id",
-    &["id"],
+     AND (?2 IS NULL OR scope IN ('rw:' || ?2, 'ro:' || ?2))",
 );
 
-/// Revokes grant `id` if the caller may write what it reaches; whether one was revoked.
+/// Revokes grant `id` if the caller may write what it reaches. A grant already ended, or out of
+/// reach, is left as it is: the page lists neither.
 pub async fn revoke_grant(
     db: &dyn Sql,
     id: &str,
     reach: WriteReach<'_>,
     now_ms: i64,
-) -> Result<bool, StoreError> {
-    let results = db
-        .batch(vec![Stmt::new(
-            REVOKE_GRANT,
-            vec![id.into(), reach.only().into(), Value::Int(now_ms)],
-        )])
-        .await?;
-    Ok(!first(&results)?.is_empty())
+) -> Result<(), StoreError> {
+    let stmt = Stmt::new(
+        REVOKE_GRANT,
+        vec![id.into(), reach.only().into(), Value::Int(now_ms)],
+    );
+    db.batch(vec![stmt]).await.map(drop)
 }

@@ -215,4 +215,44 @@ mod tests {
         );
         assert_eq!(db.batches.get(), 4);
     }
+
+    /// A database whose every batch fails with the same error, counting the batches.
+    struct Refusing {
+        batches: Cell<usize>,
+        message: &'static str,
+    }
+
+    impl Sql for Refusing {
+        fn batch(&self, _: Vec<Stmt>) -> LocalFuture<'_, Rows> {
+            self.batches.set(self.batches.get() + 1);
+            let refused = Err(StoreError::Backend(self.message.into()));
+            Box::pin(std::future::ready(refused))
+        }
+    }
+
+    /// Only a failure at the gate brings the schema up: any other failure of an isolate's first
+    /// batch is that batch's answer, and the next batch is gated again.
+    #[test]
+    fn a_first_batch_that_fails_for_another_reason_is_that_failure() {
+        let db = Refusing {
+            batches: Cell::new(0),
+            message: "D1_ERROR: UNIQUE constraint failed: task.id: SQLITE_CONSTRAINT",
+        };
+        let current = AtomicBool::new(false);
+        let gated = Gated {
+            db: &db,
+            current: &current,
+        };
+        let outcome = crate::sqlite::block_on(gated.batch(Vec::new()));
+        assert_eq!(outcome, Err(StoreError::Backend(db.message.into())));
+        assert_eq!(db.batches.get(), 1);
+        assert!(!current.load(Ordering::Relaxed));
+        for message in [
+            "D1_ERROR: no such table: gate: SQLITE_ERROR",
+            "D1_ERROR: CHECK constraint failed: schema_behind: SQLITE_CONSTRAINT",
+        ] {
+            assert!(behind(message), "{message}");
+        }
+        assert!(!behind("D1_ERROR: CHECK constraint failed: grant_revoked"));
+    }
 }

@@ -1338,3 +1338,223 @@ fn access_tokens_are_checked_without_a_read_and_bound_to_this_resource() {
     assert_eq!(call(&s, access, "get_state", json!({})).status, 200);
     assert_eq!(s.db.batches.get() - before, 1);
 }
+
+/// The limits of the consent page's ticket and of a code, at their edges.
+#[test]
+fn a_ticket_lives_fifteen_minutes_and_a_code_one() {
+    let s = server();
+    let client = public_client(&s, "Timer");
+    let request = Request::new(&client);
+    let (page, _) = consent_post(&s, &request, &[("token", PROJECT)]);
+    let ticket = ticket_of(&page);
+    let allow = |s: &Server| {
+        let fields = [
+            ("ticket", ticket.as_str()),
+            ("reach", "project"),
+            ("project", "alpha"),
+            ("decision", "allow"),
+        ];
+        consent_post(s, &request, &fields).0
+    };
+    let start = s.now.get();
+    s.now.set(start + 14 * 60_000);
+    let code_query = redirected(&allow(&s));
+    let code = value(&code_query, "code").unwrap().to_owned();
+    s.now.set(start + 15 * 60_000);
+    assert_eq!(allow(&s).status, 400, "a ticket at its end has ended");
+    // The code, a minute and a moment later.
+    s.now.set(start + 14 * 60_000 + 60_001);
+    let late = exchange(&s, &client, &code);
+    assert_eq!(
+        late.json()["error_description"],
+        "the code has expired; authorize again"
+    );
+    assert_eq!(grants(&s), "");
+}
+
+#[test]
+fn a_project_must_be_an_id_and_a_lone_redirect_uri_may_be_left_out() {
+    let s = server();
+    let client = public_client(&s, "Chooser");
+    let request = Request::new(&client);
+    let (page, _) = consent_post(&s, &request, &[("token", TOKEN)]);
+    let ticket = ticket_of(&page);
+    let fields = [
+        ("ticket", ticket.as_str()),
+        ("reach", "project"),
+        ("project", "a b"),
+        ("decision", "allow"),
+    ];
+    let (reply, _) = consent_post(&s, &request, &fields);
+    assert_eq!(reply.status, 200);
+    assert!(reply.body.contains("Choose a project"), "{}", reply.body);
+    // One registered redirect URI is the one meant when none is named; of two, one must be.
+    let lone = request.clone().with("redirect_uri", None);
+    assert_eq!(s.http("GET", &lone.target(), &[], b"").status, 200);
+    let code = consent(&s, &lone, PROJECT, &[]);
+    assert_eq!(exchange(&s, &client, &code).status, 200);
+    let reply = register(
+        &s,
+        json!({"redirect_uris": [CALLBACK, "https://app.example/cb"], "token_endpoint_auth_method": "none"}),
+    );
+    let two = reply.json()["client_id"].as_str().unwrap().to_owned();
+    let unnamed = Request::new(&two).with("redirect_uri", None);
+    let page = s.http("GET", &unnamed.target(), &[], b"");
+    assert_eq!(page.status, 400);
+    assert!(page.body.contains("redirect_uri is missing"));
+}
+
+#[test]
+fn registration_takes_every_redirect_uri_within_the_rules_and_no_more() {
+    let s = server();
+    let uris = |n: usize| {
+        (0..n)
+            .map(|i| format!("http://127.0.0.1:{}/cb", 1000 + i))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(register(&s, json!({"redirect_uris": uris(10)})).status, 201);
+    let eleven = register(&s, json!({"redirect_uris": uris(11)}));
+    assert_eq!(eleven.status, 400);
+    assert!(
+        eleven.body.contains("1 to 10 URIs, not 11"),
+        "{}",
+        eleven.body
+    );
+    let longest = format!("https://a.example/{}", "x".repeat(1000 - 18));
+    assert_eq!(longest.len(), 1000);
+    assert_eq!(
+        register(&s, json!({"redirect_uris": [longest]})).status,
+        201
+    );
+    for bad in ["a_b:/cb", "1app:/cb", "myapp:", "My+App:/cb"] {
+        let reply = register(&s, json!({"redirect_uris": [bad]}));
+        assert_eq!(reply.status, 400, "{bad}");
+    }
+    assert_eq!(
+        register(&s, json!({"redirect_uris": ["my.app+x-1:/cb"]})).status,
+        201
+    );
+    // Grant and response types, when listed, are the ones this server serves.
+    let full = json!({"redirect_uris": [CALLBACK], "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"]});
+    assert_eq!(register(&s, full).status, 201);
+    let mixed =
+        json!({"redirect_uris": [CALLBACK], "grant_types": ["authorization_code", "implicit"]});
+    assert_eq!(register(&s, mixed).status, 400);
+}
+
+#[test]
+fn a_clients_secret_is_its_own_and_outlives_a_key_rolled_in_before_it() {
+    let s = server();
+    let first = register(&s, json!({"client_name": "A", "redirect_uris": [CALLBACK]})).json();
+    let second = register(&s, json!({"client_name": "B", "redirect_uris": [CALLBACK]})).json();
+    let a = first["client_id"].as_str().unwrap();
+    let b = second["client_id"].as_str().unwrap();
+    let a_secret = first["client_secret"].as_str().unwrap();
+    assert_ne!(a_secret, second["client_secret"].as_str().unwrap());
+    let refresh_as = |s: &Server, id: &str, secret: &str| {
+        token(
+            s,
+            &[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", "hmr.x.y"),
+                ("client_id", id),
+                ("client_secret", secret),
+            ],
+        )
+        .json()["error"]
+            .clone()
+    };
+    // A's secret is not B's: the client is refused before its token is looked at.
+    assert_eq!(refresh_as(&s, b, a_secret), "invalid_client");
+    assert_eq!(refresh_as(&s, a, a_secret), "invalid_grant");
+    // A new key rolled in first: what the old one sealed still holds; without it, not.
+    let mut rolled = server();
+    rolled.config =
+        server_with_key(&format!("a-newer-key-of-thirty-two-bytes-or-more,{KEY}")).config;
+    assert_eq!(refresh_as(&rolled, a, a_secret), "invalid_grant");
+    rolled.config = server_with_key("a-newer-key-of-thirty-two-bytes-or-more").config;
+    assert_eq!(refresh_as(&rolled, a, a_secret), "invalid_client");
+}
+
+/// A server whose `OAUTH_KEY` is `key`.
+fn server_with_key(key: &str) -> Server {
+    Server::with_vars(&[
+        (AUTH_TOKEN_VAR, TOKEN),
+        (PROJECT_TOKENS_VAR, "project-token=alpha"),
+        (OAUTH_KEY_VAR, key),
+        (PUBLIC_URL_VAR, ORIGIN),
+    ])
+}
+
+#[test]
+fn a_token_narrowed_narrows_every_grant_made_with_it() {
+    let mut s = server();
+    let (client, tokens) = granted(&s, TOKEN, &[("reach", "all")]);
+    let refresh_token = tokens["refresh_token"].as_str().unwrap().to_owned();
+    let client2 = public_client(&s, "Later");
+    let code = consent(&s, &Request::new(&client2), TOKEN, &[("reach", "all")]);
+    // The same token, now a project token of alpha: a grant of every project is wider than it.
+    s.config = server_with(&[(PROJECT_TOKENS_VAR, "test-token=alpha")]).config;
+    let access = tokens["access_token"].as_str().unwrap();
+    assert_eq!(
+        call(&s, access, "get_state", json!({"project_id": "alpha"})).status,
+        401
+    );
+    let refused = refresh(&s, &client, &refresh_token);
+    assert!(
+        refused.body.contains("no longer reaches what it granted"),
+        "{}",
+        refused.body
+    );
+    let refused = exchange(&s, &client2, &code);
+    assert!(
+        refused.body.contains("no longer accepted"),
+        "{}",
+        refused.body
+    );
+}
+
+#[test]
+fn grants_that_ended_a_month_ago_are_deleted() {
+    let s = server();
+    let (_, _) = granted(&s, PROJECT, &[]);
+    let (_, _) = granted(&s, PROJECT, &[]);
+    let ids: Vec<String> =
+        s.db.stored("SELECT group_concat(id) FROM oauth_grant")
+            .split(',')
+            .map(str::to_owned)
+            .collect();
+    let day = 86_400_000;
+    let now = s.now.get();
+    s.db.conn
+        .execute_batch(&format!(
+            "UPDATE oauth_grant SET revoked_at = {} WHERE id = '{}';
+             UPDATE oauth_grant SET revoked_at = {} WHERE id = '{}';",
+            now - 31 * day,
+            ids[0],
+            now - 29 * day,
+            ids[1]
+        ))
+        .unwrap();
+    granted(&s, PROJECT, &[]);
+    let kept = s.db.stored("SELECT group_concat(id) FROM oauth_grant");
+    assert!(!kept.contains(&ids[0]) && kept.contains(&ids[1]), "{kept}");
+}
+
+/// A grant's request whose storage fails for another reason is told as that failure, never as
+/// a revoked grant.
+#[test]
+fn a_storage_failure_under_a_grant_is_not_a_revocation() {
+    let s = server();
+    let (_, tokens) = granted(&s, PROJECT, &[]);
+    let access = tokens["access_token"].as_str().unwrap();
+    s.db.broken.set(true);
+    let reply = call(&s, access, "get_state", json!({}));
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(
+        text_of(&reply).starts_with("The database could not be read"),
+        "{}",
+        reply.body
+    );
+}
