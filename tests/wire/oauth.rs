@@ -1452,6 +1452,9 @@ fn a_clients_secret_is_its_own_and_outlives_a_key_rolled_in_before_it() {
     let b = second["client_id"].as_str().unwrap();
     let a_secret = first["client_secret"].as_str().unwrap();
     assert_ne!(a_secret, second["client_secret"].as_str().unwrap());
+    // The secret is the client id's MAC under the key that sealed it, and nothing stored.
+    let mac = crypto::hmac_sha256(KEY.as_bytes(), &[b"client-secret.", a.as_bytes()]);
+    assert_eq!(a_secret, base64::url_encode(&mac));
     let refresh_as = |s: &Server, id: &str, secret: &str| {
         token(
             s,
