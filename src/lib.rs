@@ -28,7 +28,6 @@ pub mod seal;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod sse;
-pub mod startup;
 pub mod store;
 pub mod streamable;
 pub mod tools;

@@ -13,7 +13,6 @@
 mod d1;
 mod drive;
 mod sse;
-mod warm;
 
 use std::cell::RefCell;
 use std::future::Future;
