@@ -36,7 +36,7 @@ use crate::model;
 use crate::oauth::{self, Fetched, Outcome, Services, Step};
 use crate::scope::Credential;
 use crate::sse;
-use crate::store::{oauth::Guarded, Sql};
+use crate::store::{oauth::Guarded, LocalFuture, Sql};
 use crate::streamable;
 use crate::web::{self, Page};
 
@@ -309,6 +309,7 @@ fn plan_of(req: &Request<'_>, config: &Config) -> Plan {
 }
 
 /// `/healthz`: `ok`, and whether OAuth is on (and if not, why), for the operator.
+#[inline(never)]
 fn healthz(config: &Config) -> Response {
     match &config.oauth {
         Ok(_) => Response::text(200, "ok\noauth: on\n"),
@@ -356,7 +357,9 @@ fn oauth_step(req: &Request<'_>, found: &Found<'_>) -> Option<Step> {
 
 /// The rules of OAuth's endpoints: the bare 404 while OAuth is off (as if they were not there),
 /// the method, then per step the body's type (form-encoded, JSON for a registration) and, for
-/// the consent form, this server's own origin.
+/// the consent form, this server's own origin. Never inlined, as `web_plan`: an MCP request
+/// compiles neither (V8 compiles a wasm function whole, on its first call).
+#[inline(never)]
 fn oauth_plan(req: &Request<'_>, config: &Config, found: &Found<'_>, step: Step) -> Plan {
     if config.oauth.is_err() {
         return Plan::Respond(Response::not_found());
@@ -422,6 +425,7 @@ fn mcp_plan(req: &Request<'_>, config: &Config, found: &Found<'_>, credential: C
 }
 
 /// The rules of the pages, whose credential (a path token) is accepted.
+#[inline(never)]
 fn web_plan(req: &Request<'_>, found: &Found<'_>, credential: Credential) -> Plan {
     let action = match web_action(req, found) {
         Ok(action) => action,
@@ -546,7 +550,13 @@ async fn serve_with(
 ) -> Response {
     match endpoint {
         Endpoint::Mcp => streamable::serve(headers, body, ctx).await,
-        Endpoint::Web(action) => web::serve(action, body, ctx, config).await,
+        // Behind a box of its own: the pages' code is then a function apart from this one, so
+        // an MCP request, an isolate's first above all, never compiles it (V8 compiles a wasm
+        // function whole, on its first call).
+        Endpoint::Web(action) => {
+            let page: LocalFuture<'_, Response> = Box::pin(web::serve(action, body, ctx, config));
+            page.await
+        }
     }
 }
 

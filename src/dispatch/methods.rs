@@ -12,6 +12,7 @@ use crate::json_write;
 use crate::jsonrpc::Success;
 use crate::protocol::version::{self, Era};
 use crate::protocol::{self, Cache};
+use crate::store::LocalFuture;
 use crate::{prompts, render, resources, tools};
 
 /// One shared method's result body, in `era`'s envelope, as JSON text appended to `out`.
@@ -23,17 +24,38 @@ pub async fn serve(
     out: &mut String,
 ) -> Result<(), Error> {
     let scope = &ctx.caller.scope;
-    let (result, cache) = match method {
+    match method {
         "tools/list" => {
             let one_project = scope.project().is_some();
             let result = tools::schema::result(era, scope.read_only(), one_project);
             json_write::push_value(out, result);
-            return Ok(());
+            Ok(())
         }
         "tools/call" => {
             push_tool_result(out, &call_tool(params, ctx).await?, era);
-            return Ok(());
+            Ok(())
         }
+        // The prompt's and the resources' code is a function apart (behind a box), so a tool
+        // call, an isolate's first above all, never compiles it (V8 compiles a wasm function
+        // whole, on its first call).
+        _ => {
+            let others: LocalFuture<'_, Result<(), Error>> =
+                Box::pin(serve_others(method, params, era, ctx, out));
+            others.await
+        }
+    }
+}
+
+/// The methods other than the tools'.
+async fn serve_others(
+    method: &str,
+    params: Option<&Node<'_>>,
+    era: Era,
+    ctx: &Ctx<'_>,
+    out: &mut String,
+) -> Result<(), Error> {
+    let scope = &ctx.caller.scope;
+    let (result, cache) = match method {
         "prompts/list" => (prompts::list(), Some(Cache::Static)),
         "prompts/get" => {
             let name = string_param(params, "name", method)?;
