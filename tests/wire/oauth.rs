@@ -1561,3 +1561,42 @@ fn a_storage_failure_under_a_grant_is_not_a_revocation() {
         reply.body
     );
 }
+
+/// A pasted token makes at most fifty live grants: the fifty-first exchange is refused with a
+/// sentence and writes nothing, another token's grants are apart, and a grant revoked makes
+/// room.
+#[test]
+fn a_token_has_fifty_live_grants_and_no_more() {
+    let s = server();
+    for _ in 0..50 {
+        granted(&s, PROJECT, &[]);
+    }
+    let one_more = |s: &Server| {
+        let client = public_client(s, "One too many");
+        let code = consent(s, &Request::new(&client), PROJECT, &[]);
+        exchange(s, &client, &code)
+    };
+    let before = grants(&s);
+    let refused = one_more(&s);
+    assert_eq!(refused.status, 400);
+    assert_eq!(
+        refused.json(),
+        json!({"error": "invalid_grant", "error_description": "the token used on the consent page has 50 connected clients already; revoke some on the projects page"})
+    );
+    assert_eq!(grants(&s), before, "a refused exchange writes nothing");
+    granted(&s, TOKEN, &[("reach", "all")]);
+    let grant =
+        s.db.stored("SELECT id FROM oauth_grant WHERE scope <> 'all' LIMIT 1");
+    let revoked = s.http(
+        "POST",
+        &format!("/{TOKEN}/clients/{grant}"),
+        &[FORM, OWN],
+        b"",
+    );
+    assert_eq!(revoked.status, 303);
+    assert_eq!(one_more(&s).status, 200);
+    assert_eq!(
+        s.db.stored("SELECT CAST(count(*) AS TEXT) FROM oauth_grant WHERE revoked_at IS NULL"),
+        "51"
+    );
+}
