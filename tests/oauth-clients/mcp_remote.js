@@ -9,8 +9,8 @@
 // name set with --static-oauth-client-metadata, so the test can find its row), PKCE, and a
 // loopback callback server on a port given on its command line. It opens "the browser" through
 // xdg-open, which runs $BROWSER: here a one-line script that writes the URL to a file, which
-// Chromium then opens. In Chromium the test is the person: it pastes the project token, presses
-// Continue and Allow (screenshots of both steps go to OUT_DIR), and lands on mcp-remote's callback
+// Chromium then opens. In Chromium the test is the person: it presses Enter on a wrong token
+// (the page again, with its sentence), pastes the project token, presses Continue and Allow (screenshots of both steps go to OUT_DIR), and lands on mcp-remote's callback
 // page. Then JSON-RPC over mcp-remote's stdio: initialize, tools/list, set_north_star and
 // get_state with no project_id; get_state again after the access token expired (mcp-remote must
 // refresh by itself: its stored refresh token changes); Revoke pressed in Chromium on the
@@ -166,6 +166,16 @@ async function main() {
     const first = await page.goto(authUrl);
     const intro = await page.locator("h1").innerText();
     check("the consent page (step 1) answers 200 and names the client", first.status() === 200 && intro.includes(name), intro);
+    // Enter in the token field, as a person submits too: a wrong token first, which must show
+    // step 1 again with its sentence and the field empty (a pasted token is never written back).
+    const wrongToken = "not-a-token-of-this-server";
+    await page.fill("#token", wrongToken);
+    const [wrong] = await Promise.all([page.waitForNavigation(), page.press("#token", "Enter")]);
+    const wrongPage = await page.content();
+    check("Enter in the token field with a wrong token: step 1 again (401) with its sentence, the field empty, the token nowhere in the page",
+      wrong.status() === 401 && wrongPage.includes("That is not a token this server accepts.") &&
+        (await page.inputValue("#token")) === "" && !wrongPage.includes(wrongToken),
+      { status: wrong.status() });
     await page.fill("#token", projectToken);
     await page.screenshot({ path: path.join(out, "consent-step1.png"), fullPage: true });
     const [second] = await Promise.all([page.waitForNavigation(), page.click("button:has-text('Continue')")]);
