@@ -36,11 +36,14 @@ pub const AUTH_METHODS: [&str; 3] = ["none", "client_secret_post", "client_secre
 impl Client {
     /// The registered redirect URI `given` matches: the same text, except that a loopback
     /// `http` URI matches on any port (RFC 8252 §7.3: a desktop client's port is picked when it
-    /// runs).
+    /// runs), when `given` meets the rule of every redirect URI itself.
     pub fn redirect<'g>(&self, given: &'g str) -> Option<&'g str> {
         self.redirect_uris
             .iter()
-            .find(|registered| *registered == given || same_but_port(registered, given))
+            .find(|registered| {
+                *registered == given
+                    || (same_but_port(registered, given) && check_redirect(given).is_ok())
+            })
             .map(|_| given)
     }
 
@@ -235,13 +238,24 @@ fn host_of(authority: &str) -> Option<&str> {
     (!host.is_empty()).then_some(host)
 }
 
-/// Two loopback `http` URIs that differ only in their port.
+/// Two loopback `http` URIs that differ only in their port. Each authority is the host and a
+/// port alone: with user info (`evil.example\@127.0.0.1`, which a browser reads as another
+/// host) it is no loopback URI.
 fn same_but_port(registered: &str, given: &str) -> bool {
     let without_port = |uri: &str| -> Option<(String, String)> {
         let rest = uri.strip_prefix("http://")?;
         let auth = authority(rest);
         let host = host_of(auth)?;
-        if !is_loopback_host(host) {
+        let port = auth
+            .strip_prefix('[')
+            .unwrap_or(auth)
+            .strip_prefix(host)?
+            .trim_start_matches(']');
+        let port_only = port.is_empty()
+            || port
+                .strip_prefix(':')
+                .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        if !port_only || !is_loopback_host(host) {
             return None;
         }
         Some((host.to_owned(), rest[auth.len()..].to_owned()))
@@ -327,6 +341,12 @@ mod tests {
             "https://a.example:444/cb",
             "https://a.example/cb/",
             "https://a.example/cb?x=1",
+            // A browser goes to evil.example for these two: `\` is `/` in an http URL.
+            "http://evil.example\\@127.0.0.1:1/cb",
+            "http://evil.example\\@127.0.0.1/cb",
+            "http://user@127.0.0.1:3334/cb",
+            "http://127.0.0.1:x/cb",
+            "http://127.0.0.1:1 /cb",
         ] {
             assert_eq!(client.redirect(wrong), None, "{wrong}");
         }

@@ -890,6 +890,14 @@ fn a_bad_authorization_request_is_an_error_page_never_a_redirect() {
                 .with("redirect_uri", Some("http://127.0.0.1:33418/other")),
             "is not one Fine registered",
         ),
+        // A browser reads `\` as `/` in an http URL: this goes to evil.example.
+        (
+            base.clone().with(
+                "redirect_uri",
+                Some("http://evil.example\\@127.0.0.1:33418/callback"),
+            ),
+            "is not one Fine registered",
+        ),
         (
             base.clone().with("response_type", Some("token")),
             "response_type must be code",
