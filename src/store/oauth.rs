@@ -176,9 +176,10 @@ const ROTATED_ALREADY: Query = Query::no_rows(
      WHERE id = ?1 AND client_id = ?2 AND generation = ?3 + 1 AND previous_hash = ?4 \
      AND rotated_at > ?6 - ?8 AND revoked_at IS NULL AND expires_at > ?6",
 );
+/// Last, whether the grant now holds the next token, for this client.
 const REFRESHED: Query = Query::rows(
     "SELECT scope, client_name, (refresh_hash = ?2 AND revoked_at IS NULL) AS renewed \
-     FROM oauth_grant WHERE id = ?1",
+     FROM oauth_grant WHERE id = ?1 AND client_id = ?3",
     &["scope", "client_name", "renewed"],
 );
 
@@ -226,7 +227,11 @@ pub async fn refresh_grant(
             Stmt::new(ROTATED_ALREADY, params.to_vec()),
             Stmt::new(
                 REFRESHED,
-                vec![presented.grant.into(), presented.next_hash.into()],
+                vec![
+                    presented.grant.into(),
+                    presented.next_hash.into(),
+                    presented.client_id.into(),
+                ],
             ),
         ])
         .await?;

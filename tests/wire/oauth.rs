@@ -590,6 +590,8 @@ fn the_token_just_replaced_is_a_replay_once_the_grace_is_over() {
     let r1 = first["refresh_token"].as_str().unwrap();
     assert_eq!(refresh(&s, &other, r1).status, 400);
     assert_eq!(refresh(&s, &client, r1).status, 200);
+    // Nor the token just replaced, within the grace, from another client.
+    assert_eq!(refresh(&s, &other, r1).status, 400);
 }
 
 #[test]
