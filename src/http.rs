@@ -224,8 +224,13 @@ fn access(
             "the token this access was granted with is no longer accepted; authorize again",
         ));
     }
-    let client = context::client_name(&format!("{} (OAuth)", claims.client))
-        .unwrap_or_else(|| "OAuth client".into());
+    // The name is cut first, so the suffix that says a grant made the change always fits.
+    const SUFFIX: &str = " (OAuth)";
+    let name: String = (claims.client.chars())
+        .take(context::CLIENT_MAX - SUFFIX.len())
+        .collect();
+    let client =
+        context::client_name(&format!("{name}{SUFFIX}")).unwrap_or_else(|| "OAuth client".into());
     Ok(Credential {
         scope,
         grant: Some(Grant {

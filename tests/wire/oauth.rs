@@ -1610,3 +1610,20 @@ fn a_token_has_fifty_live_grants_and_no_more() {
         "51"
     );
 }
+
+/// A client's name is at most 100 characters, and so is a name in the history: the name is cut
+/// to leave room for " (OAuth)", so a write through a grant is always marked as one.
+#[test]
+fn the_longest_client_name_is_still_marked_as_oauth_in_the_history() {
+    let s = server();
+    let name = "n".repeat(100);
+    let client = public_client(&s, &name);
+    let code = consent(&s, &Request::new(&client), PROJECT, &[]);
+    let reply = exchange(&s, &client, &code);
+    let access = reply.json()["access_token"].as_str().unwrap().to_owned();
+    call(&s, &access, "set_north_star", json!({"text": "alpha"}));
+    assert_eq!(
+        s.db.stored("SELECT client FROM event"),
+        format!("{} (OAuth)", "n".repeat(92))
+    );
+}
