@@ -165,6 +165,13 @@ impl Credentials {
         found.map(|i| &self.entries[i].1)
     }
 
+    /// Whether the configured token with this source still reaches `scope`: what keeps a grant,
+    /// and every token issued under it, alive.
+    pub fn source_covers(&self, source: &str, scope: &Scope) -> bool {
+        self.scope_of_source(source)
+            .is_some_and(|reach| reach.covers(scope))
+    }
+
     /// `scope_of` with the comparison handed in, so a test can count the comparisons.
     fn select(&self, presented: &str, mut eq: impl FnMut(&[u8], &[u8]) -> bool) -> Option<&Scope> {
         let mut found = usize::MAX;
@@ -183,7 +190,7 @@ impl Credentials {
 /// gives nothing away; it is not keyed with `OAUTH_KEY`, so rolling that key over leaves every
 /// grant in place.
 pub fn source_of(token: &str) -> String {
-    crypto::hex(&crypto::sha256(token.as_bytes()))
+    crypto::sha256_hex(token.as_bytes())
 }
 
 /// Compares in time that depends only on the secret's length, not on where a guess goes wrong.

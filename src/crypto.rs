@@ -152,8 +152,13 @@ pub fn same(a: &[u8], b: &[u8]) -> bool {
     a.ct_eq(b).into()
 }
 
-/// Lower-case hex of a hash, as it is stored.
-pub fn hex(bytes: &[u8]) -> String {
+/// The lower-case hex of the SHA-256 of `data`: how a token's source, a code and a refresh token
+/// are kept.
+pub fn sha256_hex(data: &[u8]) -> String {
+    hex(&sha256(data))
+}
+
+fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
     for b in bytes {

@@ -218,8 +218,7 @@ fn access(
     }
     let scope =
         Scope::from_wire(&claims.scope).ok_or_else(|| refuse("the access token is malformed"))?;
-    let reach = credentials.scope_of_source(&claims.source);
-    if !reach.is_some_and(|reach| reach.covers(&scope)) {
+    if !credentials.source_covers(&claims.source, &scope) {
         return Err(refuse(
             "the token this access was granted with is no longer accepted; authorize again",
         ));

@@ -459,7 +459,7 @@ async fn exchange(
     let Some(scope) = Scope::from_wire(&code.scope) else {
         return invalid("the code is malformed");
     };
-    if !covered(services.credentials, &code.source, &scope) {
+    if !services.credentials.source_covers(&code.source, &scope) {
         return invalid("the token this code was granted with is no longer accepted");
     }
     let grant = services.ids.new_id();
@@ -535,7 +535,7 @@ async fn refresh(
     let Some(scope) = Scope::from_wire(&renewed.scope) else {
         return invalid("the grant is malformed");
     };
-    if !covered(services.credentials, &sealed.source, &scope) {
+    if !services.credentials.source_covers(&sealed.source, &scope) {
         return invalid("the token this access was granted with no longer reaches what it granted; authorize again");
     }
     tokens(
@@ -547,13 +547,6 @@ async fn refresh(
         now,
         oauth,
     )
-}
-
-/// Whether the configured token with this source still reaches `scope`.
-fn covered(credentials: &Credentials, source: &str, scope: &Scope) -> bool {
-    credentials
-        .scope_of_source(source)
-        .is_some_and(|reach| reach.covers(scope))
 }
 
 /// A grant's refresh token of one generation: always the same text (`seal::Refresh`).
@@ -568,7 +561,7 @@ fn refresh_token(grant: &str, source: &str, generation: i64, oauth: &OAuth) -> S
 
 /// How a code or refresh token is stored: its hex SHA-256.
 fn hash(token: &str) -> String {
-    crypto::hex(&crypto::sha256(token.as_bytes()))
+    crypto::sha256_hex(token.as_bytes())
 }
 
 /// The token answer: a new access token and the grant's new refresh token.

@@ -24,11 +24,8 @@ pub async fn list(ctx: &Ctx<'_>, config: &Config) -> Response {
     };
     let configured = |grant: &GrantRow| {
         config.credentials.as_ref().is_ok_and(|credentials| {
-            credentials
-                .scope_of_source(&grant.source)
-                .is_some_and(|reach| {
-                    Scope::from_wire(&grant.scope).is_some_and(|granted| reach.covers(&granted))
-                })
+            Scope::from_wire(&grant.scope)
+                .is_some_and(|granted| credentials.source_covers(&grant.source, &granted))
         })
     };
     let grants: Vec<&GrantRow> = grants.iter().filter(|g| configured(g)).collect();
