@@ -34,8 +34,7 @@ pub fn url_decode(input: &str) -> Option<Vec<u8>> {
     for chunk in bytes.chunks(4) {
         let mut n = 0u32;
         for &c in chunk {
-            let value = URL_ALPHABET.iter().position(|&a| a == c)? as u32;
-            n = (n << 6) | value;
+            n = (n << 6) | letter(c, *b"-_")?;
         }
         n <<= 6 * (4 - chunk.len()) as u32;
         let whole = chunk.len() - 1;
@@ -47,22 +46,25 @@ pub fn url_decode(input: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The value of one letter of an alphabet whose last two letters are `last` (`+/` standard,
+/// `-_` URL-safe).
+fn letter(c: u8, last: [u8; 2]) -> Option<u32> {
+    Some(match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        _ if c == last[0] => 62,
+        _ if c == last[1] => 63,
+        _ => return None,
+    } as u32)
+}
+
 /// Decodes `input`; `None` on any malformed input.
 pub fn decode(input: &str) -> Option<Vec<u8>> {
     let bytes = input.as_bytes();
     if !bytes.len().is_multiple_of(4) {
         return None;
     }
-    let value = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    };
     let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
     for (i, chunk) in bytes.chunks(4).enumerate() {
         let last = i == bytes.len() / 4 - 1;
@@ -72,7 +74,7 @@ pub fn decode(input: &str) -> Option<Vec<u8>> {
         }
         let mut n = 0u32;
         for &c in &chunk[..4 - pad] {
-            n = (n << 6) | value(c)?;
+            n = (n << 6) | letter(c, *b"+/")?;
         }
         n <<= 6 * pad as u32;
         let decoded = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
