@@ -42,6 +42,14 @@ pub fn decode(body: &[u8]) -> Result<Vec<(String, String)>, String> {
     Ok(fields)
 }
 
+/// The value of the field `name` in decoded fields, the first if it came more than once.
+pub fn field<'f>(fields: &'f [(String, String)], name: &str) -> Option<&'f str> {
+    fields
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
 /// `value` percent-encoded for a URL's query string: every byte but RFC 3986's unreserved
 /// characters as `%XX`, so it reads back the same through any query parser.
 pub fn encode(value: &str) -> String {

@@ -10,7 +10,7 @@
 //! `state` and `iss` (RFC 9207); denying with `error=access_denied`.
 
 use super::client::{self, Client};
-use super::{field, Fetched, Outcome, Services, CODE_MS, READ_SCOPE, TICKET_MS, WRITE_SCOPE};
+use super::{Fetched, Outcome, Services, CODE_MS, READ_SCOPE, TICKET_MS, WRITE_SCOPE};
 use crate::config::{source_of, OAuth};
 use crate::form;
 use crate::html::{self, Html};
@@ -51,7 +51,7 @@ impl AuthRequest {
     ) -> Result<AuthRequest, String> {
         let fields = form::decode(req.query.unwrap_or_default().as_bytes())
             .map_err(|why| format!("its query string cannot be read: {why}"))?;
-        let get = |name| field(&fields, name);
+        let get = |name| form::field(&fields, name);
         let client_id = get("client_id").ok_or("client_id is missing")?;
         let client = resolve(client_id, fetched, oauth)?;
         let redirect_uri = match get("redirect_uri") {
@@ -171,12 +171,12 @@ pub async fn post(
         Ok(fields) => fields,
         Err(why) => return token_step(&auth, 400, Some(&format!("The form {why}."))).into(),
     };
-    if let Some(ticket) = field(&fields, "ticket") {
+    if let Some(ticket) = form::field(&fields, "ticket") {
         return choice(req, &auth, ticket, &fields, oauth, services)
             .await
             .into();
     }
-    let token = field(&fields, "token").unwrap_or_default().trim();
+    let token = form::field(&fields, "token").unwrap_or_default().trim();
     let Some(scope) = services.credentials.scope_of(token) else {
         let sentence = "That is not a token this server accepts. Paste the whole token, as it is in AUTH_TOKEN or PROJECT_TOKENS.";
         return Outcome {
@@ -221,16 +221,16 @@ async fn choice(
         let sentence = "The token pasted before is no longer accepted. Paste a current one.";
         return token_step(auth, 400, Some(sentence));
     };
-    if field(fields, "decision") == Some("deny") {
+    if form::field(fields, "decision") == Some("deny") {
         return auth.redirect(&[("error", "access_denied")], oauth);
     }
-    let write = field(fields, "access") != Some("read") && auth.wants_write;
-    let chosen = match field(fields, "reach") {
+    let write = form::field(fields, "access") != Some("read") && auth.wants_write;
+    let chosen = match form::field(fields, "reach") {
         Some("all") => match write {
             true => Scope::All,
             false => Scope::AllReadOnly,
         },
-        _ => match field(fields, "project").map(str::trim) {
+        _ => match form::field(fields, "project").map(str::trim) {
             Some(id) if model::is_project_id(id) => Scope::Project {
                 id: id.to_owned(),
                 write,

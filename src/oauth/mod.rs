@@ -134,7 +134,7 @@ pub fn fetch_for(step: Step, query: Option<&str>, config: &Config) -> Option<Str
         return None;
     }
     let fields = form::decode(query.unwrap_or_default().as_bytes()).ok()?;
-    let client_id = fields.iter().find(|(k, _)| k == "client_id")?.1.as_str();
+    let client_id = form::field(&fields, "client_id")?;
     document_url(client_id, oauth).map(str::to_owned)
 }
 
@@ -332,12 +332,7 @@ fn token_client(
     fields: &[(String, String)],
     oauth: &OAuth,
 ) -> Result<String, Response> {
-    let field = |name: &str| {
-        fields
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
+    let field = |name| form::field(fields, name);
     let basic = http::basic_credentials(req.headers);
     let (id, secret) = match &basic {
         Some((id, secret)) => (id.clone(), Some(secret.clone())),
@@ -380,12 +375,7 @@ async fn token(req: &Request<'_>, body: &[u8], oauth: &OAuth, services: &Service
         Ok(fields) => fields,
         Err(why) => return oauth_error(400, "invalid_request", &format!("the body {why}")),
     };
-    let field = |name: &str| {
-        fields
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
+    let field = |name| form::field(&fields, name);
     let client_id = match token_client(req, &fields, oauth) {
         Ok(id) => id,
         Err(refusal) => return refusal,
@@ -411,13 +401,6 @@ async fn token(req: &Request<'_>, body: &[u8], oauth: &OAuth, services: &Service
     }
 }
 
-fn field<'f>(fields: &'f [(String, String)], name: &str) -> Option<&'f str> {
-    fields
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
-}
-
 /// A code's exchange: everything the code is bound to is checked, then one batch makes the grant
 /// and burns the code.
 async fn exchange(
@@ -429,7 +412,7 @@ async fn exchange(
 ) -> Response {
     let invalid = |why: &str| oauth_error(400, "invalid_grant", why);
     let now = req.now_ms;
-    let Some(presented) = field(fields, "code") else {
+    let Some(presented) = form::field(fields, "code") else {
         return oauth_error(400, "invalid_request", "code is missing");
     };
     let Some(code) = seal::Code::open(&oauth.keys, presented) else {
@@ -441,13 +424,13 @@ async fn exchange(
     if code.client_id != client_id {
         return invalid("the code was issued to another client");
     }
-    if field(fields, "redirect_uri").is_some_and(|uri| uri != code.redirect_uri) {
+    if form::field(fields, "redirect_uri").is_some_and(|uri| uri != code.redirect_uri) {
         return invalid("redirect_uri is not the one the code was issued for");
     }
     if code.resource != oauth.resource {
         return invalid("the code is for another resource");
     }
-    let Some(verifier) = field(fields, "code_verifier") else {
+    let Some(verifier) = form::field(fields, "code_verifier") else {
         return oauth_error(400, "invalid_request", "code_verifier is missing (PKCE)");
     };
     let challenge = base64::url_encode(&crypto::sha256(verifier.as_bytes()));
@@ -499,7 +482,7 @@ async fn refresh(
 ) -> Response {
     let invalid = |why: &str| oauth_error(400, "invalid_grant", why);
     let now = req.now_ms;
-    let Some(presented) = field(fields, "refresh_token") else {
+    let Some(presented) = form::field(fields, "refresh_token") else {
         return oauth_error(400, "invalid_request", "refresh_token is missing");
     };
     let Some(sealed) = seal::Refresh::open(&oauth.keys, presented) else {

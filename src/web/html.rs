@@ -6,6 +6,7 @@
 
 use super::records;
 use super::svg;
+use crate::form;
 pub use crate::html::{page, Html};
 use crate::model::{Deferred, EventKind, Focus, History, Kind, State};
 use crate::render;
@@ -22,10 +23,7 @@ pub struct Refused {
 impl Refused {
     /// The value the refused form sent for `name`, if it sent one.
     fn field(&self, name: &str) -> Option<&str> {
-        self.fields
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        form::field(&self.fields, name)
     }
 
     /// What the `tool` form's `name` field shows: the refused value when that form was the one

@@ -192,12 +192,7 @@ fn import_page(
     refused: Option<&str>,
     fields: &[(String, String)],
 ) -> Response {
-    let field = |name| {
-        fields
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or("", |(_, v)| v.as_str())
-    };
+    let field = |name| form::field(fields, name).unwrap_or_default();
     let body = html::page("Import", |h| {
         h.raw("<nav><a href=\"./\">← All projects</a></nav><h1>Import a project</h1>");
         if let Some(sentence) = refused {
@@ -231,12 +226,7 @@ pub async fn search(ctx: &Ctx<'_>, project: Option<&str>, fields: &[(String, Str
         Ok(outcome) => outcome,
         Err(error) => return refusal(&error),
     };
-    let field = |name| {
-        fields
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or("", |(_, v)| v.as_str())
-    };
+    let field = |name| form::field(fields, name).unwrap_or_default();
     let (up, title) = match project {
         Some(id) => (format!("../{id}"), format!("Search {id}")),
         None => ("./".to_owned(), "Search".to_owned()),
