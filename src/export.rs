@@ -14,6 +14,7 @@ use crate::json_write;
 use crate::model::{
     self, Event, EventKind, Export, ExportEvent, ExportFocus, ExportProject, ExportTask, Kind,
 };
+use crate::render;
 use crate::store;
 use crate::tools::{self, args};
 
@@ -108,7 +109,7 @@ pub fn parse(text: &[u8], into: Option<&str>) -> Result<Export, String> {
         return Err(format!(
             "the project id \"{}\" breaks the project-id rule: 1-{} ASCII letters, digits, '-', \
              '_' or '.', starting with a letter or digit",
-            args::preview(&id),
+            render::preview(&id),
             model::PROJECT_ID_MAX
         ));
     }
@@ -138,7 +139,7 @@ pub fn parse(text: &[u8], into: Option<&str>) -> Result<Export, String> {
         if tasks[..i].iter().any(|earlier| earlier.id == t.id) {
             return Err(format!(
                 "tasks[{i}]: the task id \"{}\" is given twice",
-                args::preview(&t.id)
+                render::preview(&t.id)
             ));
         }
     }
@@ -196,7 +197,7 @@ fn task(node: &Node, at: &str, project: &str) -> Result<ExportTask, String> {
         other => {
             return Err(format!(
                 "{at}: status must be open or done; got \"{}\"",
-                args::preview(other)
+                render::preview(other)
             ))
         }
     };
@@ -274,7 +275,7 @@ fn event(node: &Node, at: &str, project: &str) -> Result<ExportEvent, String> {
         (what, _) => {
             return Err(format!(
                 "{at}: what must be north_star or focus (with no kind) or completed (with its task's kind); got \"{}\"",
-                args::preview(what)
+                render::preview(what)
             ))
         }
     };
@@ -333,7 +334,7 @@ fn list<T>(
 fn short(node: &Node) -> String {
     match node {
         Node::Number(n) => n.to_string(),
-        Node::String(s) => format!("\"{}\"", args::preview(s)),
+        Node::String(s) => format!("\"{}\"", render::preview(s)),
         Node::Null => "missing".into(),
         _ => "not a number".into(),
     }
@@ -356,7 +357,7 @@ impl<'n, 'a> Obj<'n, 'a> {
         if let Some((unknown, _)) = members.iter().find(|(k, _)| !names.contains(&k.as_ref())) {
             return Err(format!(
                 "{at} has a member \"{}\" that this version does not have",
-                args::preview(unknown)
+                render::preview(unknown)
             ));
         }
         Ok(Obj { node, at })
@@ -385,7 +386,7 @@ impl<'n, 'a> Obj<'n, 'a> {
             format!(
                 "{}: {name} must be one of main, cleanup, record; got \"{}\"",
                 self.at,
-                args::preview(kind)
+                render::preview(kind)
             )
         })
     }

@@ -16,11 +16,6 @@
 
 use crate::render;
 
-/// A received name, shortened for a sentence (as a tool's argument is).
-fn preview(s: &str) -> String {
-    render::clip(s, 40)
-}
-
 /// The decoded fields, in body order, each name at most once, each value's line breaks LF.
 pub fn decode(body: &[u8]) -> Result<Vec<(String, String)>, String> {
     let mut fields: Vec<(String, String)> = Vec::new();
@@ -31,7 +26,7 @@ pub fn decode(body: &[u8]) -> Result<Vec<(String, String)>, String> {
             None => (pair, &b""[..]),
         };
         let name = unescape(name).map_err(|why| format!("a field name {why}"))?;
-        let shown = preview(&name);
+        let shown = render::preview(&name);
         let value = unescape(value).map_err(|why| format!("the field \"{shown}\" {why}"))?;
         let value = lf_line_breaks(&value);
         if fields.iter().any(|(n, _)| *n == name) {

@@ -315,6 +315,12 @@ pub fn clip(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// At most 40 characters of untrusted input, folded (`clip`), for echoing inside an error
+/// sentence: a tool's argument, a form's field name, an import's value.
+pub fn preview(s: &str) -> String {
+    clip(s, 40)
+}
+
 /// Appends a stored string so that it stays inside the line it belongs to.
 ///
 /// Stored strings are untrusted. Every character that could end a line (CR, LF, VT, FF, NEL,

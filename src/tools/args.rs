@@ -5,7 +5,7 @@
 use super::ToolDef;
 use crate::json_read::Node;
 use crate::model::{self, Kind, PROJECT_ID_MAX};
-use crate::render;
+use crate::render::{self, preview};
 
 /// Longest task id accepted (ours are 36-character UUIDs).
 pub const TASK_ID_MAX: usize = 64;
@@ -222,11 +222,6 @@ fn check_rule(param: &Param, value: &str) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// At most 40 characters of untrusted input, folded, for echoing inside an error sentence.
-pub fn preview(s: &str) -> String {
-    render::clip(s, 40)
 }
 
 fn type_name(v: &Node) -> &'static str {

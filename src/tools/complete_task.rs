@@ -1,9 +1,10 @@
 //! complete_task: marks a task done, which takes it off get_state's deferred list.
 
-use super::args::{preview, Args, Param, Rule, TEXT_MAX};
+use super::args::{Args, Param, Rule, TEXT_MAX};
 use super::{Annotations, Handler, ToolDef, ToolResult};
 use crate::context::Ctx;
 use crate::error::Error;
+use crate::render::preview;
 use crate::scope::WriteReach;
 use crate::store::{self, Completion};
 

@@ -15,8 +15,9 @@ use crate::form;
 use crate::http::{Response, MAX_BODY_BYTES};
 use crate::json_read::Node;
 use crate::render;
+use crate::render::preview;
 use crate::store::{self, Imported};
-use crate::tools::{self, args::preview, search::KINDS};
+use crate::tools::{self, search::KINDS};
 
 /// The search form's fields from a query string (`?query=…&kind=…`), decoded as strictly as a
 /// posted form; none for no query string.
