@@ -182,17 +182,20 @@ pub fn authenticate(
     }
     let token =
         bearer(headers.get("authorization")).map_err(|e| Denial::Refused(Response::refusal(&e)))?;
-    if let Some(oauth) = oauth.filter(|_| token.starts_with(ACCESS_PREFIX)) {
-        return access(token, credentials, oauth, now_ms);
+    let configured = || {
+        credentials
+            .scope_of(token)
+            .map(|s| Credential::token(s.clone()))
+    };
+    if let Some(oauth) = oauth.filter(|_| seal::Access::looks_like(token)) {
+        return match access(token, credentials, oauth, now_ms) {
+            // A configured token that happens to start as an access token is still that token.
+            Err(Denial::Guess(refused)) => configured().ok_or(Denial::Guess(refused)),
+            other => other,
+        };
     }
-    credentials
-        .scope_of(token)
-        .map(|scope| Credential::token(scope.clone()))
-        .ok_or_else(|| Denial::Guess(Response::refusal(&Error::Unauthorized)))
+    configured().ok_or_else(|| Denial::Guess(Response::refusal(&Error::Unauthorized)))
 }
-
-/// How an OAuth access token starts (`seal::Kind::Access`); no configured token is read as one.
-const ACCESS_PREFIX: &str = "hma.";
 
 /// The credential of an OAuth access token: sealed by this server (else a guess), for this
 /// server's resource, unexpired, and made with a token that is still configured and still

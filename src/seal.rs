@@ -138,6 +138,13 @@ impl Access {
         )
     }
 
+    /// Whether `token` is shaped as an access token (its kind's prefix), sealed by anyone.
+    pub fn looks_like(token: &str) -> bool {
+        token
+            .strip_prefix(Kind::Access.prefix())
+            .is_some_and(|rest| rest.starts_with('.'))
+    }
+
     /// The claims of an access token these keys sealed, expired or not (the caller decides).
     pub fn open(keys: &Keys, token: &str) -> Option<Access> {
         let [grant, scope, source, client, resource, expires] =

@@ -1627,3 +1627,28 @@ fn the_longest_client_name_is_still_marked_as_oauth_in_the_history() {
         format!("{} (OAuth)", "n".repeat(92))
     );
 }
+
+/// A configured token that starts as an access token does (`hma.`) is still that token with
+/// OAuth on: a bearer that no key sealed is looked up among the configured tokens before it is
+/// refused as a guess.
+#[test]
+fn a_configured_token_shaped_as_an_access_token_is_still_that_token() {
+    let s = server_with(&[(AUTH_TOKEN_VAR, "hma.a-token-that-looks-sealed")]);
+    let reply = call(
+        &s,
+        "hma.a-token-that-looks-sealed",
+        "set_north_star",
+        json!({"project_id": "alpha", "text": "alpha"}),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let (refused, counted) = s.http_counted(
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Authorization", "Bearer hma.not-configured"),
+        ],
+        b"{}",
+    );
+    assert_eq!((refused.status, counted), (401, true));
+}
