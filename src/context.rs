@@ -5,6 +5,7 @@
 //! not a new parameter on every signature. No I/O and no token here: a scope never holds one.
 
 use crate::scope::{Credential, Grant, Scope};
+use crate::store::oauth::Guarded;
 use crate::store::{Change, Sql};
 
 /// Hands out fresh task ids. The Worker passes random UUIDs; tests pass a counter.
@@ -113,6 +114,28 @@ impl Ctx<'_> {
         Change {
             at_ms: self.clock.now_ms(),
             by: self.caller.client(),
+        }
+    }
+
+    /// Runs `run` with this context, its storage seen through `Guarded` when the caller holds
+    /// an OAuth grant (so a revoked grant reads and writes nothing from then on); without a
+    /// grant, with this very context, so no request pays for a copy of its caller. The one way
+    /// /mcp (`route::serve`) and a legacy SSE session's messages (`sse::respond`) reach storage.
+    pub async fn guarded<T>(&self, run: impl AsyncFnOnce(&Ctx<'_>) -> T) -> T {
+        match &self.caller.grant {
+            None => run(self).await,
+            Some(grant) => {
+                let guarded = Guarded {
+                    db: self.db,
+                    grant: &grant.id,
+                };
+                let ctx = Ctx {
+                    db: &guarded,
+                    caller: self.caller.clone(),
+                    ..*self
+                };
+                run(&ctx).await
+            }
         }
     }
 }

@@ -36,7 +36,7 @@ use crate::model;
 use crate::oauth::{self, Fetched, Outcome, Services, Step};
 use crate::scope::Credential;
 use crate::sse;
-use crate::store::{oauth::Guarded, LocalFuture, Sql};
+use crate::store::{LocalFuture, Sql};
 use crate::streamable;
 use crate::web::{self, Page};
 
@@ -509,7 +509,7 @@ pub fn endpoint_prefix(path_token: Option<&str>) -> String {
 
 /// Carries out a planned endpoint: the body's size rule (the one place it is applied to a body
 /// as read; `body` is empty where none is read), then the transport that serves it. A request
-/// whose credential is an OAuth grant reaches storage only through `Guarded`, so a revoked
+/// whose credential is an OAuth grant reaches storage only through `Guarded` (`Ctx::guarded`), so a revoked
 /// grant's every batch fails, whichever surface runs it.
 pub async fn serve(
     endpoint: &Endpoint,
@@ -521,23 +521,9 @@ pub async fn serve(
     if let Some(error) = http::too_large(body) {
         return endpoint.refusal(&error);
     }
-    // A grant's request gets a context of its own over the guarded store; any other keeps the
-    // shell's (no copy of the caller on the way of every request).
-    let response = match &ctx.caller.grant {
-        None => serve_with(endpoint, headers, body, ctx, config).await,
-        Some(grant) => {
-            let guarded = Guarded {
-                db: ctx.db,
-                grant: &grant.id,
-            };
-            let ctx = Ctx {
-                db: &guarded,
-                caller: ctx.caller.clone(),
-                ..*ctx
-            };
-            serve_with(endpoint, headers, body, &ctx, config).await
-        }
-    };
+    let response = ctx
+        .guarded(async |ctx| serve_with(endpoint, headers, body, ctx, config).await)
+        .await;
     with_metadata(response, config)
 }
 

@@ -8,8 +8,6 @@ use crate::context::Ctx;
 use crate::dispatch::{self, Reply};
 use crate::http::{self, Headers, Response};
 use crate::json_read::Node;
-use crate::store::oauth::Guarded;
-use crate::store::Sql;
 
 /// A comment line: keeps proxies and clients from timing the idle stream out.
 pub const KEEPALIVE: &str = ": keepalive\n\n";
@@ -87,31 +85,17 @@ pub fn accepted() -> Response {
 
 /// Runs one accepted message through the dispatcher. Returns the event to write on the stream
 /// (`None` for notifications and posted responses) and a diagnostic for the log. A session
-/// opened with an OAuth grant reaches storage only through `Guarded`, as /mcp does
-/// (`route::serve`), so a revoked grant's session reads nothing more.
+/// opened with an OAuth grant reaches storage only through `Guarded` (`Ctx::guarded`, as /mcp
+/// does), so a revoked grant's session reads nothing more.
 pub async fn respond(
     message: &Node<'_>,
     headers: &Headers,
     ctx: &Ctx<'_>,
 ) -> (Option<String>, Option<String>) {
     let mcp_headers = http::mcp_headers(headers);
-    let guarded;
-    let db: &dyn Sql = match &ctx.caller.grant {
-        None => ctx.db,
-        Some(grant) => {
-            guarded = Guarded {
-                db: ctx.db,
-                grant: &grant.id,
-            };
-            &guarded
-        }
-    };
-    let ctx = Ctx {
-        db,
-        caller: ctx.caller.clone(),
-        ..*ctx
-    };
-    let handled = dispatch::handle(message, &mcp_headers, &ctx).await;
+    let handled = ctx
+        .guarded(async |ctx| dispatch::handle(message, &mcp_headers, ctx).await)
+        .await;
     let event = match handled.reply {
         Reply::Json { body, .. } => Some(message_event(&body)),
         Reply::Accepted => None,
