@@ -6,12 +6,11 @@
 
 use crate::base64;
 use crate::config::{is_loopback_host, OAuth};
+use crate::context;
 use crate::crypto;
 use crate::json_read::Node;
 use crate::seal;
 
-/// Longest client name kept; a longer one is cut (it is shown, and recorded in the history).
-pub const NAME_MAX: usize = 100;
 /// Most redirect URIs one client may have.
 pub const REDIRECTS_MAX: usize = 10;
 /// Longest redirect URI, and longest client id metadata URL, in bytes.
@@ -132,16 +131,14 @@ pub fn secret_matches(client_id: &str, given: &str, oauth: &OAuth) -> bool {
     matched
 }
 
-/// The client's name as shown and recorded: control characters dropped, cut to `NAME_MAX`;
-/// without one, the host its id or redirect URI names.
+/// The client's name as shown and recorded: as every client name in a history is kept
+/// (`context::client_name`: control characters dropped, at most 100 characters); without one,
+/// the host its id or redirect URI names.
 pub fn name(given: Option<&Node>, fallback_uri: &str) -> String {
-    let given: String = given
+    let given = given
         .and_then(Node::as_str)
-        .unwrap_or_default()
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(NAME_MAX)
-        .collect();
+        .and_then(context::client_name)
+        .unwrap_or_default();
     match given.trim() {
         "" => format!("a client of {}", shown_host(fallback_uri)),
         name => name.to_owned(),
