@@ -278,7 +278,7 @@ mod tests {
     }
 
     /// The shell reads at most this much of a metadata document (`worker/fetch.js`), and says "5
-    /// KB" when a document is larger (`worker::failure`); the smoke sends one of 6 KB.
+    /// KB" when a document is larger (`oauth::fetched`); the smoke sends one of 6 KB.
     #[test]
     fn a_metadata_document_is_read_up_to_the_drafts_five_kilobytes() {
         assert_eq!(DOCUMENT_MAX, 5120);

@@ -138,6 +138,33 @@ pub fn fetch_for(step: Step, query: Option<&str>, config: &Config) -> Option<Str
     document_url(client_id, oauth).map(str::to_owned)
 }
 
+/// How long a client metadata document may take to arrive.
+pub const DOCUMENT_TIMEOUT_MS: u32 = 5_000;
+
+/// What `worker/fetch.js` answered for a metadata document (`<status>\n<cache-control>\n<body>`,
+/// or `!<why>`), and how long the shell may keep it: a document answered 200 as its
+/// `Cache-Control` allows (`cache_ms`), anything else not at all.
+pub fn fetched(text: &str) -> (Fetched, i64) {
+    let failed = |why| (Fetched::Failed(why), 0);
+    match text {
+        "!slow" => failed("it took longer than 5 seconds"),
+        "!redirect" => failed("it answered with a redirect, which is not followed"),
+        "!large" => failed("it is larger than 5 KB"),
+        _ if text.starts_with('!') => failed("it could not be reached"),
+        _ => {
+            let mut lines = text.splitn(3, '\n');
+            let status = lines.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+            let cache_control = lines.next().filter(|c| !c.is_empty());
+            let body = lines.next().unwrap_or_default().to_owned();
+            let keep = match status {
+                200 => cache_ms(cache_control),
+                _ => 0,
+            };
+            (Fetched::Answer { status, body }, keep)
+        }
+    }
+}
+
 /// How long the shell may keep a fetched metadata document, from its `Cache-Control`: its
 /// `max-age`, at most a day; nothing for `no-store` or `no-cache`; five minutes without either.
 pub fn cache_ms(cache_control: Option<&str>) -> i64 {
@@ -601,6 +628,33 @@ fn storage_failure(error: &crate::store::StoreError) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_shells_fetch_answer_reads_as_what_it_came_to() {
+        let answer = |status, body: &str| Fetched::Answer {
+            status,
+            body: body.into(),
+        };
+        assert_eq!(
+            fetched("200\nmax-age=60\n{\"a\":\n1}"),
+            (answer(200, "{\"a\":\n1}"), 60_000)
+        );
+        assert_eq!(fetched("200\n\n{}"), (answer(200, "{}"), 5 * 60_000));
+        assert_eq!(fetched("404\nmax-age=60\n"), (answer(404, ""), 0));
+        assert_eq!(fetched("junk"), (answer(0, ""), 0));
+        for (why, sentence) in [
+            ("!slow", "it took longer than 5 seconds"),
+            (
+                "!redirect",
+                "it answered with a redirect, which is not followed",
+            ),
+            ("!large", "it is larger than 5 KB"),
+            ("!unreachable", "it could not be reached"),
+        ] {
+            assert_eq!(fetched(why), (Fetched::Failed(sentence), 0));
+        }
+        assert_eq!(DOCUMENT_TIMEOUT_MS, 5_000, "the sentence says 5 seconds");
+    }
 
     #[test]
     fn documents_are_kept_as_their_cache_headers_say() {

@@ -156,8 +156,6 @@ extern "C" {
     fn fetch_document(url: &str, cap: u32, timeout_ms: u32) -> Promise;
 }
 
-/// How long a client metadata document may take to arrive.
-const DOCUMENT_TIMEOUT_MS: u32 = 5_000;
 /// How many client metadata documents an isolate keeps.
 const DOCUMENTS_KEPT: usize = 16;
 
@@ -180,26 +178,12 @@ async fn client_document(url: &str, now: i64) -> Fetched {
         return fetched;
     }
     let cap = oauth::DOCUMENT_MAX as u32;
-    let text = settle(fetch_document(url, cap, DOCUMENT_TIMEOUT_MS))
+    let text = settle(fetch_document(url, cap, oauth::DOCUMENT_TIMEOUT_MS))
         .await
         .ok()
         .and_then(|v| v.as_string())
         .unwrap_or_else(|| "!unreachable".into());
-    let (fetched, keep_ms) = match text.strip_prefix('!') {
-        Some(_) => (Fetched::Failed(failure(&text)), 0),
-        None => {
-            let mut lines = text.splitn(3, '\n');
-            let status = lines.next().and_then(|s| s.parse().ok()).unwrap_or(0);
-            let cache_control = lines.next().filter(|c| !c.is_empty());
-            let body = lines.next().unwrap_or_default().to_owned();
-            let keep = if status == 200 {
-                oauth::cache_ms(cache_control)
-            } else {
-                0
-            };
-            (Fetched::Answer { status, body }, keep)
-        }
-    };
+    let (fetched, keep_ms) = oauth::fetched(&text);
     if keep_ms > 0 {
         DOCUMENTS.with_borrow_mut(|documents| {
             documents.retain(|(known, _, _)| known != url);
@@ -208,16 +192,6 @@ async fn client_document(url: &str, now: i64) -> Fetched {
         });
     }
     fetched
-}
-
-/// `fetch.js`'s reason as the sentence `Fetched::Failed` carries.
-fn failure(text: &str) -> &'static str {
-    match text {
-        "!slow" => "it took longer than 5 seconds",
-        "!redirect" => "it answered with a redirect, which is not followed",
-        "!large" => "it is larger than 5 KB",
-        _ => "it could not be reached",
-    }
 }
 
 /// A reply that waits only on the body and D1, on the fetch driver, with `or_500`'s answer for a
