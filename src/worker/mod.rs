@@ -101,16 +101,18 @@ pub fn fetch(req: web_sys::Request, env: Env, ctx: worker_sys::Context) -> Promi
             Ok(or_500(posted.map(Into::into)).into())
         }),
         Plan::OAuth { step, fetch } => {
-            let (method, query) = (method.to_owned(), query.map(str::to_owned));
-            let own_origin = origin_of(url).to_owned();
+            let (method, path, query) =
+                (method.to_owned(), path.to_owned(), query.map(str::to_owned));
+            let (own_origin, now_ms) = (origin_of(url).to_owned(), request.now_ms);
             drive_reply(async move {
+                // The request the plan was made from, owned by the future that serves it.
                 let request = http::Request {
                     method: &method,
-                    path: "",
+                    path: &path,
                     query: query.as_deref(),
                     headers: &headers,
                     own_origin: &own_origin,
-                    now_ms: now_ms(),
+                    now_ms,
                 };
                 serve_oauth(&req, &env, &ctx, step, fetch, &request, config).await
             })
