@@ -148,6 +148,8 @@ pub fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
 }
 
 /// Whether two MACs or hashes are equal, in time that does not depend on where they differ.
+/// Their lengths are public (a length that differs answers at once); a configured token, whose
+/// length is secret, is compared by `config`'s `constant_time_eq` instead.
 pub fn same(a: &[u8], b: &[u8]) -> bool {
     a.ct_eq(b).into()
 }
