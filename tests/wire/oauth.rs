@@ -1651,4 +1651,23 @@ fn a_configured_token_shaped_as_an_access_token_is_still_that_token() {
         b"{}",
     );
     assert_eq!((refused.status, counted), (401, true));
+    assert!(refused
+        .header("www-authenticate")
+        .unwrap()
+        .contains("error=\"invalid_token\""));
+    // A wrong token that is not shaped as an access token is a wrong token, no more.
+    let (wrong, counted) = s.http_counted(
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Authorization", "Bearer a-wrong-token"),
+        ],
+        b"{}",
+    );
+    assert_eq!((wrong.status, counted), (401, true));
+    assert_eq!(
+        wrong.header("www-authenticate"),
+        Some("Bearer resource_metadata=\"https://handoff.example/.well-known/oauth-protected-resource/mcp\"")
+    );
 }
