@@ -28,13 +28,8 @@ use worker::D1Database;
 use super::drive::settle;
 use crate::store::{self, retry, Cell, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 
-/// A D1 binding as the core's store: the isolate's own (`worker::database` looks it up once),
-/// whose statements it keeps prepared, or the start-up's stand-in (`warm.rs`), whose it never
-/// keeps, so no request of the isolate can reach a statement of the stand-in.
-pub struct D1Store<'a> {
-    pub binding: &'a D1Database,
-    pub keeps_statements: bool,
-}
+/// The isolate's D1 binding (`worker::database` looks it up once).
+pub struct D1Store(pub &'static D1Database);
 
 thread_local! {
     /// Every statement prepared once per isolate, by the address of its SQL (all of it is
@@ -70,7 +65,7 @@ extern "C" {
     fn bind_and_raw(statement: &D1PreparedStatement, params: &str) -> Result<Promise, JsValue>;
 }
 
-impl Sql for D1Store<'_> {
+impl Sql for D1Store {
     fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
         Box::pin(async move {
             let answer = retry::once(|| self.round_trip(&stmts)).await?;
@@ -79,17 +74,13 @@ impl Sql for D1Store<'_> {
     }
 }
 
-impl D1Store<'_> {
+impl D1Store {
     fn sys(&self) -> &D1DatabaseSys {
-        self.binding.as_ref().unchecked_ref()
+        self.0.as_ref().unchecked_ref()
     }
 
-    /// The isolate's prepared statement for `sql`, prepared on first use (the stand-in's,
-    /// prepared each time).
+    /// The isolate's prepared statement for `sql`, prepared on first use.
     fn prepared(&self, sql: &'static str) -> Result<D1PreparedStatement, StoreError> {
-        if !self.keeps_statements {
-            return self.sys().prepare(sql).map_err(backend);
-        }
         let key = sql.as_ptr();
         let cached = PREPARED.with_borrow(|cache| {
             cache

@@ -13,7 +13,6 @@
 mod d1;
 mod drive;
 mod sse;
-mod warm;
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -83,8 +82,9 @@ pub fn fetch(req: web_sys::Request, env: Env, ctx: worker_sys::Context) -> Promi
                 false => Vec::new(),
             };
             let db = database(&env)?;
-            let current = &SCHEMA_CURRENT;
-            respond(serve(&endpoint, credential, &headers, &body, &db, current, config).await)
+            let db = gated(&db);
+            let ctx = context(&db, &headers, config, credential);
+            respond(route::serve(&endpoint, &headers, &body, &ctx, config).await)
         }),
         Plan::OpenSse {
             endpoint_prefix,
@@ -348,7 +348,7 @@ fn config(env: &Env) -> &'static Config {
 }
 
 /// The D1 store; `gated` puts it behind the isolate's schema gate.
-fn database(env: &Env) -> Result<D1Store<'static>> {
+fn database(env: &Env) -> Result<D1Store> {
     let binding = match D1.get() {
         Some(binding) => binding,
         None => {
@@ -356,36 +356,16 @@ fn database(env: &Env) -> Result<D1Store<'static>> {
             D1.get_or_init(|| binding)
         }
     };
-    Ok(D1Store {
-        binding,
-        keeps_statements: true,
-    })
+    Ok(D1Store(binding))
 }
 
 /// The store as a request uses it: until the isolate has found the schema current, its first
 /// batch carries the check (`store::Gated`), and brings the schema up when it is behind.
-fn gated<'a>(db: &'a D1Store<'_>) -> store::Gated<'a> {
+fn gated(db: &D1Store) -> store::Gated<'_> {
     store::Gated {
         db,
         current: &SCHEMA_CURRENT,
     }
-}
-
-/// A planned MCP or human-view request with its body read: the core's answer over `db`, behind
-/// the schema gate whose flag is `current`. What the fetch entry and the start-up's warm-up
-/// (`warm.rs`) both run.
-async fn serve(
-    endpoint: &route::Endpoint,
-    credential: Credential,
-    headers: &http::Headers,
-    body: &[u8],
-    db: &D1Store<'_>,
-    current: &AtomicBool,
-    config: &Config,
-) -> http::Response {
-    let db = store::Gated { db, current };
-    let ctx = context(&db, headers, config, credential);
-    route::serve(endpoint, headers, body, &ctx, config).await
 }
 
 fn new_id() -> String {
