@@ -6,10 +6,12 @@
 //               again by each request;
 //   wasm-cold   the same, run by each request only;
 //   wasm-idle   the same module instantiated, never run (what a first request costs without it);
+//   wasm-hot    run 1,500 times in the global scope, enough for V8 to tier every function up
+//               from Liftoff to TurboFan, and again by each request;
 //   js-warm     one 3 MB JavaScript function, called in the global scope and by each request;
 //   js-cold     the same, called by each request only.
 // If code compiled in the global scope served the first request, each *-warm would cost about
-// what the second request costs.
+// what the second request costs; wasm-hot tells Liftoff's code from TurboFan's.
 //
 //   node bench/node/startup-probe.mjs WRANGLER_CLI_JS [ROUNDS]
 //
@@ -65,6 +67,7 @@ const wasm = probeWasm();
 const probes = {
   "wasm-warm": `import m from "./probe.wasm";\nconst run = new WebAssembly.Instance(m, {}).exports.run;\nrun(1);\nexport default { fetch() { return new Response(String(run(2))); } };\n`,
   "wasm-cold": `import m from "./probe.wasm";\nconst run = new WebAssembly.Instance(m, {}).exports.run;\nexport default { fetch() { return new Response(String(run(2))); } };\n`,
+  "wasm-hot": `import m from "./probe.wasm";\nconst run = new WebAssembly.Instance(m, {}).exports.run;\nfor (let i = 0; i < 1500; i++) run(i);\nexport default { fetch() { return new Response(String(run(2))); } };\n`,
   "wasm-idle": `import m from "./probe.wasm";\nconst run = new WebAssembly.Instance(m, {}).exports.run;\nexport default { fetch() { return new Response(typeof run); } };\n`,
   "js-warm": `${bigFunction}big(1);\nexport default { fetch() { return new Response(String(big(2))); } };\n`,
   "js-cold": `${bigFunction}export default { fetch() { return new Response(String(big(2))); } };\n`,
