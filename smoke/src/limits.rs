@@ -1,6 +1,6 @@
-//! The server's limits, as README.md's "Limits" states them: the 1 MiB body limit on bodies
+//! The server's limits, as docs/http.md, "Limits", states them: the 1 MiB body limit on bodies
 //! sent without a length (chunked), the backlog of a legacy session whose client stops reading
-//! its stream, and wrong tokens past the per-address rate limit. The numbers are the README's,
+//! its stream, and wrong tokens past the per-address rate limit. The numbers are the docs',
 //! written here again on purpose: this client shares no code with the server.
 
 use serde_json::{json, Value};
