@@ -163,6 +163,17 @@ ensure_oauth_clients() {
   export MCP_PYTHON="$venv/bin/python"
 }
 
+# valgrind for scripts/instructions (the instruction gate counts with its callgrind), installed
+# the way scripts/browser's Chromium is: Debian's package through apt-get, once, only when missing.
+ensure_valgrind() {
+  command -v valgrind >/dev/null && return 0
+  command -v apt-get >/dev/null || { log "scripts/instructions needs valgrind, and this machine has no apt-get to install it: install valgrind yourself"; return 1; }
+  log "installing valgrind (apt-get, once)"
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >&2
+  command -v valgrind >/dev/null || { log "no valgrind on PATH after installing it"; return 1; }
+}
+
 # cargo-mutants for scripts/mutants, installed only when that script asks.
 ensure_cargo_mutants() { cargo_tool cargo-mutants "$CARGO_MUTANTS_VERSION" cargo-mutants; }
 

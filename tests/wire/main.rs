@@ -13,6 +13,7 @@ mod http_rules;
 mod limits;
 mod memory;
 mod oauth;
+mod readme;
 mod search;
 mod sse;
 mod stateless;
