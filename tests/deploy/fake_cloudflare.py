@@ -2,7 +2,13 @@
 so the real wrangler can run the whole deploy offline (CLOUDFLARE_API_BASE_URL points here).
 
 It keeps what a real account would keep (databases, the migration ledger, Workers, secrets) and
-counts every request, so a test can ask what a run created or replaced: GET /__state.
+counts every request, so a test can ask what a run created or replaced: GET /__state. Each
+database is also an SQLite database that every /query runs in (so the migrations wrangler sends
+make the real schema and `wrangler d1 execute --remote` writes real rows), and its export
+endpoint answers as D1's does for `wrangler d1 export --remote`: polled until complete, then a
+download URL on this server serving the named tables as SQL (refused, as D1 refuses it, when a
+virtual table would be in it). GET /__rows/<database id> gives every row of every ordinary table,
+for a test to compare a restored copy with.
 The shapes of its answers are those of api.cloudflare.com/client/v4 ({success, errors, messages,
 result}); the outputs in samples/ were recorded from wrangler 4.164 talking to it (tests/deploy/record).
 Any other endpoint answers a Cloudflare-style 404, and is listed in /__state's "unknown".
@@ -15,7 +21,9 @@ Usage: fake_cloudflare.py PORT_FILE [--two-accounts] [--no-subdomain]
 
 import json
 import re
+import sqlite3
 import sys
+import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,7 +35,12 @@ SUBDOMAIN = "jane-doe"
 V4 = "/client/v4"
 A = f"{V4}/accounts/{ACCOUNT}"
 
-state = {"dbs": [], "applied": {}, "workers": [], "secrets": {}, "requests": [], "unknown": []}
+state = {"dbs": [], "applied": {}, "workers": [], "secrets": {}, "requests": [], "unknown": [], "sql_errors": [],
+         "exports": []}
+origin = ""  # this server's own origin, for the download URLs of exports (set in main)
+sqlite = {}  # database id -> its SQLite connection (not part of /__state)
+downloads = {}  # download path -> the SQL it serves
+lock = threading.Lock()
 two_accounts = "--two-accounts" in sys.argv[2:]
 no_subdomain = "--no-subdomain" in sys.argv[2:]
 
@@ -51,14 +64,107 @@ def now():
     return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
 
 
+def database(db_id):
+    if db_id not in sqlite:
+        sqlite[db_id] = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+    return sqlite[db_id]
+
+
+def run_sql(db_id, sql):
+    """Runs one request's SQL in the database's SQLite, as D1 runs it: the rows of a SELECT; a
+    failure is kept in sql_errors (wrangler's ledger handling below does not depend on it)."""
+    with lock:
+        db = database(db_id)
+        try:
+            if re.match(r"(?is)\s*(SELECT|PRAGMA)\b", sql) and ";" not in sql.strip().rstrip(";"):
+                cursor = db.execute(sql)
+                names = [c[0] for c in cursor.description or []]
+                return [dict(zip(names, row)) for row in cursor.fetchall()]
+            db.executescript(sql)
+        except sqlite3.Error as e:
+            state["sql_errors"].append(f"{e}: {sql[:200]}")
+        return []
+
+
+def quote(value):
+    """A value as D1's export writes it in an INSERT."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, bytes):
+        return "X'" + value.hex().upper() + "'"
+    return "'" + value.replace("'", "''") + "'"
+
+
+def dump(db_id, tables):
+    """The SQL D1's export makes of the named tables (every table when none is named): a table's
+    CREATE, then one INSERT per row. A virtual table is refused, as D1 refuses it."""
+    with lock:
+        db = database(db_id)
+        known = {name: sql for name, sql in db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'")}
+        names = tables or [n for n in known if not n.startswith("sqlite_")]
+        if any((known.get(n) or "").upper().startswith("CREATE VIRTUAL TABLE") for n in names):
+            return None
+        out = ["PRAGMA defer_foreign_keys=TRUE;"]
+        for name in names:
+            if name not in known:
+                continue
+            out.append(known[name] + ";")
+            cursor = db.execute(f'SELECT * FROM "{name}"')
+            columns = ",".join(c[0] for c in cursor.description)
+            for row in cursor.fetchall():
+                out.append(f'INSERT INTO "{name}" ({columns}) VALUES({",".join(quote(v) for v in row)});')
+        return "\n".join(out)
+
+
+def all_rows(db_id):
+    """Every row of every ordinary table, each a {column: value} object, for /__rows."""
+    with lock:
+        db = database(db_id)
+        names = [n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE "
+                                          "'CREATE VIRTUAL TABLE%' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        # The search index's own shadow tables (event_text_data and the like) are the index, not data.
+        names = [n for n in names if not re.search(r"_text_(data|idx|content|docsize|config)$", n)]
+        out = {}
+        for name in names:
+            cursor = db.execute(f'SELECT * FROM "{name}" ORDER BY rowid')
+            columns = [c[0] for c in cursor.description]
+            out[name] = [dict(zip(columns, row)) for row in cursor.fetchall()]
+        return out
+
+
+def export(db_id, body):
+    """D1's export, polled: the first call starts it and names a bookmark, the next one with that
+    bookmark finds it complete with a download URL (valid on this server only)."""
+    request = json.loads(body)
+    options = request.get("dump_options") or {}
+    state["exports"].append({"tables": options.get("tables") or [], "bookmark": request.get("current_bookmark")})
+    if not request.get("current_bookmark"):
+        return ok({"success": True, "type": "export", "at_bookmark": "00000001-00000001-00004f7a-fake",
+                   "status": "active", "messages": ["Generating export"]})
+    sql = dump(db_id, options.get("tables") or [])
+    if sql is None:
+        return ok({"success": False, "type": "export", "at_bookmark": request["current_bookmark"], "status": "error",
+                   "error": "cannot export databases with Virtual Tables (fts5)", "messages": []})
+    path = f"/__download/{uuid.uuid4().hex}.sql"
+    downloads[path] = sql
+    return ok({"success": True, "type": "export", "at_bookmark": request["current_bookmark"], "status": "complete",
+               "messages": ["Uploaded part 1"], "result": {"filename": path[12:], "signed_url": f"{origin}{path}"}})
+
+
 def query(db_id, sql):
-    """D1 /query: the migration ledger is the only state that matters to wrangler here."""
+    """D1 /query: the SQL runs in the database's SQLite; the migration ledger wrangler reads is
+    answered from what it wrote, as recorded in samples/."""
+    found = run_sql(db_id, sql)
     applied = state["applied"].setdefault(db_id, [])
     # wrangler 4.164 quotes the table's name ("d1_migrations"); 4.86 did not.
     applied += re.findall(r"INSERT INTO \"?d1_migrations\"? \(name\)\s*values \('([^']+)'\)", sql)
     rows = []
     if re.search(r"FROM \"?d1_migrations\"?", sql):
         rows = [{"id": i + 1, "name": n, "applied_at": "2026-12-01 09:20:00"} for i, n in enumerate(applied)]
+    else:
+        rows = found
     meta = {"served_by": "v3-prod", "duration": 0.3, "changes": 0, "last_row_id": 0, "changed_db": False,
             "size_after": 16384, "rows_read": 0, "rows_written": 0}
     return ok([{"results": rows, "success": True, "meta": meta}])
@@ -90,11 +196,13 @@ def route(method, path, body):
             state["dbs"].append(db)
             return ok(db)
         return page(state["dbs"])
-    m = re.fullmatch(rf"{A}/d1/database/({'[0-9a-f-]{36}'})(/query|/raw)?", path)
+    m = re.fullmatch(rf"{A}/d1/database/({'[0-9a-f-]{36}'})(/query|/raw|/export)?", path)
     if m:
         db = next((d for d in state["dbs"] if d["uuid"] == m.group(1)), None)
         if db is None:
             return err(404, 7404, "The database could not be found")
+        if m.group(2) == "/export":
+            return export(db["uuid"], body)
         return query(db["uuid"], json.loads(body).get("sql", "")) if m.group(2) else ok(db)
     if path == f"{A}/workers/subdomain":
         if no_subdomain:
@@ -157,8 +265,18 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(length) if length else b""
         path = self.path.split("?")[0]
+        if path in downloads:  # the download URL of an export: plain SQL, not the API's JSON
+            data = downloads[path].encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/sql")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
         if path == "/__state":
             status, out = 200, state
+        elif path.startswith("/__rows/"):
+            status, out = 200, all_rows(path[len("/__rows/"):])
         else:
             state["requests"].append(f"{self.command} {path}")
             found = route(self.command, path, body)
@@ -177,7 +295,9 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
+    global origin
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
     with open(sys.argv[1], "w") as f:
         f.write(str(server.server_address[1]))
     server.serve_forever()
