@@ -17,6 +17,7 @@ pub mod json_write;
 pub mod jsonrpc;
 pub mod model;
 pub mod oauth;
+pub mod plain;
 pub mod prompts;
 pub mod protocol;
 pub mod render;

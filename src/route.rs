@@ -34,6 +34,7 @@ use crate::error::Error;
 use crate::http::{self, Denial, Headers, Request, Response};
 use crate::model;
 use crate::oauth::{self, Fetched, Outcome, Services, Step};
+use crate::plain;
 use crate::scope::Credential;
 use crate::sse;
 use crate::store::{LocalFuture, Sql};
@@ -57,6 +58,8 @@ pub enum Route {
     ProjectSearch,
     ExportJson,
     ExportMarkdown,
+    /// A project's state as plain text (`plain`), under a path token or a bearer header.
+    State,
     /// A form of a project's page: a write tool.
     Form,
     /// The connected OAuth clients.
@@ -92,7 +95,7 @@ const POST_OPTIONS: &[&str] = &["POST", "OPTIONS"];
 /// Every path the Worker answers, first match wins (and the rows are walked in order, so the
 /// MCP endpoints come first). A browser cannot send a bearer header with a link, so the pages
 /// live under path tokens only.
-pub const TABLE: [Row; 23] = [
+pub const TABLE: [Row; 25] = [
     row("/healthz", Route::Healthz, &[]),
     row("/mcp", Route::Mcp, POST),
     row("/{token}/mcp", Route::Mcp, POST),
@@ -101,6 +104,8 @@ pub const TABLE: [Row; 23] = [
     row("/{token}/sse", Route::Sse, GET_POST),
     row("/sse/message", Route::SseMessage, POST),
     row("/{token}/sse/message", Route::SseMessage, POST),
+    row("/projects/{project}/state.txt", Route::State, GET),
+    row("/{token}/projects/{project}/state.txt", Route::State, GET),
     row("/{token}/", Route::List, GET),
     row("/{token}/search", Route::Search, GET),
     row("/{token}/import", Route::Import, GET_POST),
@@ -250,6 +255,8 @@ pub enum Endpoint {
     Mcp,
     /// A page or a form of the human view.
     Web(Page),
+    /// A project's state as plain text (`plain`).
+    State { project: String },
 }
 
 impl Endpoint {
@@ -258,6 +265,7 @@ impl Endpoint {
         match self {
             Endpoint::Mcp => true,
             Endpoint::Web(action) => action.reads_body(),
+            Endpoint::State { .. } => false,
         }
     }
 
@@ -266,6 +274,7 @@ impl Endpoint {
         match self {
             Endpoint::Mcp => Response::refusal(error),
             Endpoint::Web(_) => web::refusal(error),
+            Endpoint::State { .. } => plain::refusal(error),
         }
     }
 }
@@ -304,6 +313,7 @@ fn plan_of(req: &Request<'_>, config: &Config) -> Plan {
         };
     match found.route {
         Route::Mcp | Route::Sse | Route::SseMessage => mcp_plan(req, config, &found, credential),
+        Route::State => state_plan(req, &found, credential),
         _ => web_plan(req, &found, credential),
     }
 }
@@ -424,6 +434,22 @@ fn mcp_plan(req: &Request<'_>, config: &Config, found: &Found<'_>, credential: C
     }
 }
 
+/// The rule of the plain-text state, whose credential is accepted: a GET (405 otherwise). As a
+/// page's GET it is a link, with no Origin to check; no era's MCP headers apply to it.
+#[inline(never)]
+fn state_plan(req: &Request<'_>, found: &Found<'_>, credential: Credential) -> Plan {
+    if !found.allow.contains(&req.method) {
+        let allow = found.allow;
+        return Plan::Respond(plain::refusal(&Error::MethodNotAllowed { allow }));
+    }
+    Plan::Serve {
+        endpoint: Endpoint::State {
+            project: found.project.to_owned(),
+        },
+        credential,
+    }
+}
+
 /// The rules of the pages, whose credential (a path token) is accepted.
 #[inline(never)]
 fn web_plan(req: &Request<'_>, found: &Found<'_>, credential: Credential) -> Plan {
@@ -481,6 +507,7 @@ fn web_action(req: &Request<'_>, found: &Found<'_>) -> Result<Page, Error> {
             grant: found.grant.to_owned(),
         },
         Route::Healthz
+        | Route::State
         | Route::Mcp
         | Route::Sse
         | Route::SseMessage
@@ -542,6 +569,11 @@ async fn serve_with(
         Endpoint::Web(action) => {
             let page: LocalFuture<'_, Response> = Box::pin(web::serve(action, body, ctx, config));
             page.await
+        }
+        // Boxed as the pages are, for the same reason.
+        Endpoint::State { project } => {
+            let text: LocalFuture<'_, Response> = Box::pin(plain::state(project, ctx));
+            text.await
         }
     }
 }
@@ -615,6 +647,12 @@ mod tests {
                 Route::Form,
                 Some("tok-123"),
             ),
+            (
+                "/tok-123/projects/p/state.txt",
+                Route::State,
+                Some("tok-123"),
+            ),
+            ("/projects/p/state.txt", Route::State, None),
             // The list of a token that happens to be "mcp"; it is as wrong as any other.
             ("/mcp/", Route::List, Some("mcp")),
         ] {
@@ -634,6 +672,9 @@ mod tests {
             "/tok-123/projects/a b",
             "/tok-123/projects/p/get_state",
             "/tok-123/projects/p/search/x",
+            "/projects/a b/state.txt",
+            "/projects/p/state.txt/",
+            "/tok-123/projects/p/state.md",
         ] {
             assert_eq!(route(path), None, "{path}");
         }

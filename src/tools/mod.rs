@@ -25,6 +25,9 @@ use crate::scope::{Reach, Readable, Scope, Writable, WriteReach};
 use crate::store::LocalFuture;
 use args::Args;
 
+/// get_state, which the plain-text state (`plain`) runs as it is.
+pub const GET_STATE: &ToolDef = &get_state::DEF;
+
 /// Every tool, in the order tools/list shows them.
 pub const ALL: [&ToolDef; 6] = [
     &get_state::DEF,

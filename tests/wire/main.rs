@@ -16,6 +16,7 @@ mod oauth;
 mod readme;
 mod search;
 mod sse;
+mod state_txt;
 mod stateless;
 mod store;
 mod tidy;

@@ -1671,3 +1671,51 @@ fn a_configured_token_shaped_as_an_access_token_is_still_that_token() {
         Some("Bearer resource_metadata=\"https://handoff.example/.well-known/oauth-protected-resource/mcp\"")
     );
 }
+
+/// The plain-text state (`plain`) takes an access token as a bearer header, within its grant,
+/// and answers get_state's texts byte for byte; once the grant is revoked, a 401.
+#[test]
+fn an_access_token_reads_the_plain_text_state_within_its_grant() {
+    let s = server();
+    let (_, tokens) = granted(&s, READER, &[]);
+    let access = tokens["access_token"].as_str().unwrap();
+    s.ok(
+        "set_north_star",
+        json!({"project_id": "alpha", "text": "Read by a hook"}),
+    );
+    s.ok(
+        "set_north_star",
+        json!({"project_id": "beta", "text": "Not the grant's"}),
+    );
+    let auth = format!("Bearer {access}");
+    let get = |project: &str| {
+        let path = format!("/projects/{project}/state.txt");
+        s.http("GET", &path, &[("Authorization", &auth)], b"")
+    };
+    let texts = crate::support::texts(&call(&s, access, "get_state", json!({})).json()["result"]);
+    let reply = get("alpha");
+    assert_eq!(
+        (reply.status, reply.body.as_str()),
+        (200, format!("{}\n{}\n", texts[0], texts[1]).as_str())
+    );
+    assert!(reply.body.starts_with("🎯 NORTH STAR: Read by a hook\n"));
+    let other = get("beta");
+    assert_eq!(
+        (other.status, other.body.as_str()),
+        (
+            404,
+            "This token reaches project \"alpha\" only, not \"beta\". Nothing was read or written.\n"
+        )
+    );
+    let grant = s.db.stored("SELECT id FROM oauth_grant");
+    let revoked = s.http(
+        "POST",
+        &format!("/{TOKEN}/clients/{grant}"),
+        &[FORM, OWN],
+        b"",
+    );
+    assert_eq!(revoked.status, 303);
+    let denied = get("alpha");
+    assert_eq!(denied.status, 401, "{}", denied.body);
+    assert!(!denied.body.contains("Read by a hook"), "{}", denied.body);
+}
