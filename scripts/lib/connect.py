@@ -7,16 +7,27 @@ The banner is read by people and by a test that runs its lines against a real se
 parts have a fixed shape:
   - the Claude Code command is alone on a line that starts with `claude mcp add `;
   - the claude_desktop_config.json text is one JSON object between the lines DESKTOP_BEGIN and
-    DESKTOP_END.
+    DESKTOP_END;
+  - the Claude Code SessionStart hook is one JSON object between HOOK_BEGIN and HOOK_END, the
+    variables it reads are `export NAME=value` lines, the plugin's commands are lines that start
+    with `claude plugin `, and the claude.ai Project sentence is the line that starts with
+    PROJECT_SENTENCE.
 
 Usage: connect.py local|deployed MCP_URL MCP_REMOTE_VERSION MCP_REMOTE_NODE [STATE_DIR]
 """
 
 import json
+import os
 import sys
 
 DESKTOP_BEGIN = "--- BEGIN claude_desktop_config.json ---"
 DESKTOP_END = "--- END claude_desktop_config.json ---"
+HOOK_BEGIN = "--- BEGIN Claude Code settings.json hooks ---"
+HOOK_END = "--- END Claude Code settings.json hooks ---"
+PROJECT_SENTENCE = "At the start of every chat, call get_state for project "
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The hook's one source: the plugin runs this file, and the settings hook is its lines.
+HOOK_SCRIPT = os.path.join(ROOT, "plugins", "handoff", "hooks", "session-start.sh")
 # The name the server is registered under in both clients.
 SERVER_NAME = "handoff"
 
@@ -46,6 +57,49 @@ def desktop_config(mcp_url, mcp_remote_version):
     so the bridge never falls back to the legacy SSE transport."""
     args = ["-y", f"mcp-remote@{mcp_remote_version}", mcp_url, "--transport", "http-only"]
     return {"mcpServers": {SERVER_NAME: {"command": "npx", "args": args}}}
+
+
+def hook_command():
+    """The hook script's lines without its comments, as one command: settings.json runs it
+    without the repository, and the plugin runs the file itself, so the two cannot differ."""
+    with open(HOOK_SCRIPT, encoding="utf-8") as f:
+        lines = [line for line in f.read().splitlines() if line.strip() and not line.startswith("#")]
+    return "\n".join(lines)
+
+
+def hook_settings():
+    """The settings.json `hooks` entry: the hook on every way a session starts, so a cleared or
+    compacted session gets the state back; within 10 s (the script gives up after about 5)."""
+    hook = {"type": "command", "command": hook_command(), "timeout": 10}
+    return {"hooks": {"SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [hook]}]}}
+
+
+def north_star_lines(mcp_url):
+    """How every Claude Code session starts with the state in its context: the variables, the
+    hook or the plugin, and the project's name."""
+    origin, _, rest = mcp_url.partition("://")
+    host, _, path = rest.partition("/")
+    token = path[: -len("/mcp")] if path.endswith("/mcp") else path
+    return [
+        "  Every Claude Code session starts from the North Star: a SessionStart hook reads the",
+        "  project's state (GET /projects/<id>/state.txt) into the session's context before the first",
+        "  prompt, on startup, resume, /clear and compaction. The token stays out of every committed",
+        "  file: put these in your shell profile (or in .claude/settings.local.json's \"env\"):",
+        f"export HANDOFF_URL={origin}://{host}",
+        f"export HANDOFF_TOKEN={token}",
+        "  The project is HANDOFF_PROJECT if set, else the first line of a committed .handoff file at",
+        "  the repository root, else the repository folder's name. Then merge this into",
+        "  ~/.claude/settings.json (every repository) or a repository's .claude/settings.json:",
+        HOOK_BEGIN,
+        json.dumps(hook_settings(), indent=2),
+        HOOK_END,
+        "  Or, in place of both the `claude mcp add` line and the hook, the plugin in this repository",
+        "  (the same variables; it reads them when Claude Code starts):",
+        f"claude plugin marketplace add {ROOT}",
+        "claude plugin install handoff@handoff-mcp",
+        "  Without curl and a POSIX shell (Windows without Git Bash) the hook prints one line to stderr",
+        "  and the session starts as before.",
+    ]
 
 
 def plain_url(mcp_url):
@@ -96,6 +150,8 @@ def banner(kind, mcp_url, mcp_remote_version, mcp_remote_node, state_dir=None):
         "  or, with the token in a header rather than in the URL:",
         "  " + claude_code_header_line(mcp_url),
         "",
+        *north_star_lines(mcp_url),
+        "",
         desktop_title,
         "  (Settings > Developer > Edit Config; merge the entry into an existing \"mcpServers\"),",
         "  then restart Claude Desktop. It runs the mcp-remote bridge through npx, which needs",
@@ -105,6 +161,10 @@ def banner(kind, mcp_url, mcp_remote_version, mcp_remote_node, state_dir=None):
         DESKTOP_END,
         "",
         *remote,
+        "",
+        "  claude.ai and Claude Desktop run no hook: so that each chat starts from the North Star, put",
+        "  this sentence, with the project's id, in a Project's instructions (Project > Instructions):",
+        f"  {PROJECT_SENTENCE}<project id>, and read it before anything else.",
         "",
         "  Any other MCP client: Streamable HTTP at the MCP endpoint; a client that speaks only the",
         f"  legacy HTTP+SSE transport (2024-11-05) uses {sse_url(mcp_url)}",

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A stand-in for the Anthropic Messages API, for running the real Claude Code CLI offline.
 
-Usage: standin.py --run A|B|C --project ID --record FILE --port-file FILE [--lifetime SECONDS]
+Usage: standin.py --run A|B|C --project ID --record FILE --port-file FILE [--lifetime SECONDS] [--log FILE]
 
 Serves POST /v1/messages (streaming and not) and /v1/messages/count_tokens on 127.0.0.1 at a
 free port, written to --port-file. The main agent loop is the request whose `tools` offer
@@ -11,7 +11,9 @@ request (Claude Code's side requests: titles, summaries, probes) gets a short te
 
 --record is rewritten after every main-loop request with every tool_result the model was
 handed, its content blocks exactly as Claude Code sent them, so the checks read what the
-model saw, not what the server sent. Python 3 standard library only; exits after --lifetime.
+model saw, not what the server sent. --log appends every Messages request's whole body, one JSON
+line each in arrival order, for the checks of what a session's first request holds (the
+SessionStart hook's context). Python 3 standard library only; exits after --lifetime.
 """
 
 import argparse
@@ -158,6 +160,7 @@ def sse_events(msg):
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     model = None  # set by main
+    log_path = None  # --log: every Messages request's body, one JSON line each, in arrival order
 
     def log_message(self, fmt, *args):
         pass  # requests the stand-in does not serve are logged by do_GET; the rest are in the record
@@ -184,6 +187,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except ValueError:
             body = {}
         path = self.path.split("?")[0]
+        if self.log_path and path.endswith("/v1/messages"):
+            with self.model.lock, open(self.log_path, "a", encoding="utf-8") as out:
+                out.write(json.dumps(body, ensure_ascii=False) + "\n")
         if path.endswith("/v1/messages/count_tokens"):
             return self.send_json(200, {"input_tokens": 10})
         if not path.endswith("/v1/messages"):
@@ -210,7 +216,9 @@ def main():
     parser.add_argument("--record", required=True)
     parser.add_argument("--port-file", required=True)
     parser.add_argument("--lifetime", type=float, default=300)
+    parser.add_argument("--log")
     args = parser.parse_args()
+    Handler.log_path = args.log
     Handler.model = Model(args.run, args.project, args.record)
     Handler.model.save()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
