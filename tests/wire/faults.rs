@@ -301,6 +301,19 @@ fn other_surfaces_tell_the_same_sentence() {
     assert_eq!(page.status, 500);
     assert!(page.body.contains(read), "{}", page.body);
     assert!(!page.body.contains("D1_ERROR"), "{}", page.body);
+    // The plain-text state (`plain`) is get_state itself: the tool's sentence, as text.
+    s.db.faults.plan(lost_twice());
+    let text = s.http("GET", "/test-token/projects/p/state.txt", &[], b"");
+    assert_eq!(
+        (text.status, text.header("content-type")),
+        (500, Some("text/plain; charset=utf-8"))
+    );
+    let (told, _) = {
+        s.db.faults.plan(lost_twice());
+        answer(&s, "get_state", &json!({"project_id": "p"}))
+    };
+    assert_eq!(text.body, format!("{}\n", told[0]));
+    assert!(!text.body.contains("D1_ERROR"), "{}", text.body);
 
     // A form whose batch committed and whose answer was lost twice: told as set_focus's.
     let before = s.db.dump();
