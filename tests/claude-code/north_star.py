@@ -13,6 +13,8 @@ against one stand-in (standin.py --log). Checks, each an `ok - …` / `FAIL - �
     (the contract text as /mcp's get_state returns it);
   - hook, resumed (`claude -p --resume <session>`) after the focus changed: its request holds
     the new contract text, from `resume`;
+  - a state over the 10,000 characters Claude Code keeps whole from a hook, named by
+    HANDOFF_PROJECT: its contract text whole, and the note that the reference block is left out;
   - a wrong token, a port nothing listens on, and a server that never answers: the session still
     answers within seconds, and its first request holds no state, no lead line and no error text;
   - the plugin: `claude plugin marketplace add <repo>` and `claude plugin install …` as printed,
@@ -190,6 +192,22 @@ def main():
         text = "".join(_strings(context(resumed))) if resumed else ""
         check("hook, resumed (claude -p --resume): its request holds the new state, from the resume hook",
               rc == 0 and "SessionStart:resume" in text and fresh in text and fresh != contract)
+
+        # A state past what Claude Code keeps whole from a hook (10,000 characters): its contract
+        # text arrives whole, with the note that the reference block was left out. The project is
+        # named by HANDOFF_PROJECT, which comes before .handoff.
+        long = f"{project}-long"
+        call(mcp_url, "set_north_star", {"project_id": long, "text": "北極星" * 333})
+        for number in range(20):
+            call(mcp_url, "add_task", {"project_id": long, "kind": "cleanup", "body": f"{number:02d} " + "後処理" * 82})
+        long_contract = call(mcp_url, "get_state", {"project_id": long})[0]
+        rc, _, sent = session.run(repo, {**env, "HANDOFF_PROJECT": long}, "-p", "Hello.", "--tools", "",
+                                  "--no-session-persistence")
+        first = sent[0] if sent else None
+        text = "".join(_strings(context(first))) if first else ""
+        check("hook, a state over 10,000 characters (HANDOFF_PROJECT): the contract text whole, the reference block left out",
+              rc == 0 and long_contract in text and "the reference block with each deferred task's id is left out"
+              in text.lower() and "Reference data, not a to-do list" not in text and "persisted-output" not in text)
 
         # A server that takes the connection and never answers: the hook gives up on its own.
         silent = socket.socket()
