@@ -97,8 +97,8 @@ def north_star_lines(mcp_url):
         "  (the same variables; it reads them when Claude Code starts):",
         f"claude plugin marketplace add {ROOT}",
         "claude plugin install handoff@handoff-mcp",
-        "  Without curl and a POSIX shell (Windows without Git Bash) the hook prints one line to stderr",
-        "  and the session starts as before.",
+        "  The hook needs sh and curl (macOS, Linux; on Windows, the Git Bash Claude Code runs hooks",
+        "  with). It never stops a session: on any failure it prints one line to stderr and no state.",
     ]
 
 
