@@ -684,6 +684,20 @@ mod tests {
         );
     }
 
+    /// The Worker reads a body only where `serve` uses one: /mcp's, a form's, an import's.
+    #[test]
+    fn the_shell_reads_a_body_for_mcp_and_forms_only() {
+        let project = || "p".to_owned();
+        assert!(Endpoint::Mcp.reads_body());
+        let form = Page::Form {
+            project: project(),
+            tool: "add_task",
+        };
+        assert!(Endpoint::Web(form).reads_body());
+        assert!(!Endpoint::Web(Page::Project { id: project() }).reads_body());
+        assert!(!Endpoint::State { project: project() }.reads_body());
+    }
+
     #[test]
     fn every_write_tool_has_its_form_and_no_reader_does() {
         for def in crate::tools::ALL {
