@@ -62,27 +62,37 @@ impl Html {
     }
 }
 
+/// The one style sheet: system fonts with Japanese ones behind them, light and dark through
+/// `prefers-color-scheme` (every pair of colours meets WCAG AA), touch targets of 44 px, long
+/// unbroken text wrapped, and nothing wider than a 320 px screen.
 const STYLE: &str = "<style>\
-:root{color-scheme:light dark;--b:#8886}\
-body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:0 auto;padding:.75rem 1rem 3rem;overflow-wrap:anywhere}\
-h1{font-size:1.4rem;margin:.3rem 0}h2{font-size:1.1rem;margin:1.6rem 0 .4rem}\
-a{color:inherit}nav{font-size:.9rem}\
-pre{white-space:pre-wrap;background:#8881;border:1px solid var(--b);border-radius:.4rem;padding:.6rem;font-size:.85rem;margin:.4rem 0}\
-ul{list-style:none;padding:0;margin:0}\
-li,form{border:1px solid var(--b);border-radius:.5rem;padding:.6rem .8rem;margin:.6rem 0}\
-li form{border:0;padding:0;margin:0}\
-label{display:block;font-weight:600;margin:.5rem 0 .1rem}\
-li label{font-weight:400;font-size:.9rem}\
-input,textarea,select{box-sizing:border-box;width:100%;font:inherit;padding:.35rem}\
-input[type=radio]{width:auto;margin:0 .4rem 0 0}fieldset{border:1px solid var(--b);border-radius:.5rem;margin:.6rem 0}\
-button{font:inherit;padding:.3rem .9rem;margin-top:.6rem}\
-.row{display:flex;gap:.6rem}.row input{flex:1;min-width:0}.row button{margin:0}\
-.m{opacity:.75;font-size:.9rem}.k{font-size:.75rem;border:1px solid var(--b);border-radius:1rem;padding:0 .45rem;margin-right:.35rem}\
-.err{border:2px solid #d33;border-radius:.4rem;padding:.6rem;white-space:pre-wrap}\
-svg{display:block;width:100%;height:auto}\
+:root{color-scheme:light dark;--f:#1c1e22;--m:#595f69;--g:#fff;--c:#f3f5f8;--b:#dde1e7;--i:#878e99;--a:#0b57d0;--w:#fff4dc;--e:#b3261e}\
+@media(prefers-color-scheme:dark){:root{--f:#e7e9ec;--m:#a5acb6;--g:#15171b;--c:#1e2228;--b:#353b45;--i:#6d7582;--a:#8ab4f8;--w:#2f2716;--e:#f2b8b5}}\
+body{font:16px/1.65 system-ui,-apple-system,\"Segoe UI\",\"Hiragino Sans\",\"Hiragino Kaku Gothic ProN\",\"Noto Sans JP\",\"Noto Sans CJK JP\",\"Yu Gothic UI\",Meiryo,sans-serif;\
+color:var(--f);background:var(--g);max-width:44rem;margin:0 auto;padding:.5rem 1.25rem 4rem;overflow-wrap:anywhere}\
+a{color:var(--a)}:focus-visible{outline:3px solid var(--a);outline-offset:2px}\
+h1{font-size:clamp(1.6rem,1rem + 2.6vw,2.3rem);line-height:1.3;margin:.25rem 0 .5rem}\
+h2{font-size:1.25rem;margin:2.5rem 0 .5rem}h3{font-size:1rem;color:var(--m);margin:1.5rem 0 .25rem}\
+nav{display:flex;flex-wrap:wrap;column-gap:1.25rem}nav a,summary{display:flex;align-items:center;min-height:44px}\
+.m{color:var(--m);font-size:.9rem}p{margin:.5rem 0}\
+.c{background:var(--c);border:1px solid var(--b);border-radius:12px;padding:.5rem 1.25rem 1rem;margin:1.5rem 0}\
+.fs{font-size:1.35rem;font-weight:600;line-height:1.45;margin:.25rem 0 .5rem}\
+dl{margin:.5rem 0}dt{font-size:.85rem;color:var(--m)}dd{margin:0 0 .5rem}\
+.w{background:var(--w);border-radius:8px;padding:.5rem .75rem}\
+ul,ol{list-style:none;padding:0;margin:0}li{border-bottom:1px solid var(--b);padding:.75rem 0}\
+.k{font-size:.8rem;border:1px solid var(--i);border-radius:1rem;padding:0 .5rem;margin-right:.5rem;white-space:nowrap}\
+pre{font:.85rem/1.6 ui-monospace,Menlo,Consolas,\"Noto Sans Mono CJK JP\",monospace;white-space:pre-wrap;background:var(--c);border:1px solid var(--b);border-radius:8px;padding:.75rem;margin:.5rem 0}\
+details{border-top:1px solid var(--b);margin:0}details:last-of-type{border-bottom:1px solid var(--b)}summary{font-weight:600;cursor:pointer;list-style:none}summary:before{content:\"▸\";margin-right:.5rem}details[open]>summary:before{content:\"▾\"}\
+label,legend{display:block;font-weight:600;margin:.75rem 0 .25rem}li label{font-weight:400;font-size:.9rem}\
+input,textarea,select{box-sizing:border-box;width:100%;min-height:44px;font:inherit;color:inherit;background:var(--g);border:1px solid var(--i);border-radius:8px;padding:.5rem .75rem}\
+fieldset{border:1px solid var(--b);border-radius:8px;margin:.75rem 0}fieldset label{display:flex;align-items:center;gap:.5rem;min-height:44px;font-weight:400;margin:0}input[type=radio]{width:1.25rem;min-height:1.25rem;margin:0}\
+button{font:inherit;font-weight:600;min-height:44px;padding:.5rem 1.25rem;margin:.75rem .5rem 0 0;border:0;border-radius:8px;background:var(--a);color:var(--g);cursor:pointer}\
+.row{display:flex;gap:.5rem}.row input{flex:1;min-width:0}.row button{margin:0}\
+.err{border:2px solid var(--e);border-radius:8px;padding:.75rem;white-space:pre-wrap}\
 </style>";
 
-/// A whole page: the document shell around `body`, titled `title` (escaped).
+/// A whole page: the document shell around `body`, titled `title` (escaped). The body is the
+/// page's `<main>` landmark; a page's `<nav>` opens it.
 pub fn page(title: &str, body: impl FnOnce(&mut Html)) -> String {
     let mut h = Html::default();
     h.fill(
@@ -92,8 +102,8 @@ pub fn page(title: &str, body: impl FnOnce(&mut Html)) -> String {
         &[title],
     )
     .raw(STYLE)
-    .raw("</head><body>");
+    .raw("</head><body><main>");
     body(&mut h);
-    h.raw("</body></html>");
+    h.raw("</main></body></html>");
     h.finish()
 }

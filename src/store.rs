@@ -296,18 +296,25 @@ const FIRST_PROJECT_IDS: Query = Query::rows(
     &["id", "total"],
 );
 /// A page of projects for the web list, in one statement: each project's North Star, focus (and
-/// when it was set) and open deferred counts; `?3` keeps only that project, as in `PROJECT_IDS`.
-/// The counts are correlated subqueries that SQLite serves from a partial index of open tasks,
-/// so done tasks cost nothing.
+/// when it was set), open deferred counts and newest history time, newest first; `?1` is the
+/// project the page continues after (its place in that order, `c`), `?2` the page size, `?3`
+/// keeps only that project, as in `PROJECT_IDS`. The counts are correlated subqueries that
+/// SQLite serves from a partial index of open tasks, so done tasks cost nothing, and the newest
+/// time reads the project's events through `event_by_project`.
 pub const PROJECT_SUMMARIES: Query = Query::rows(
     "\
-SELECT p.id AS id, p.north_star AS north_star, f.statement AS statement, f.updated_at AS focus_at, \
+WITH s AS MATERIALIZED (SELECT p.id AS id, p.north_star AS north_star, f.statement AS statement, \
+f.updated_at AS focus_at, \
 (SELECT count(*) FROM task t WHERE t.project_id = p.id AND t.demoted = 1 AND t.status = 'open' \
 AND t.kind = 'cleanup') AS cleanup, \
 (SELECT count(*) FROM task t WHERE t.project_id = p.id AND t.demoted = 1 AND t.status = 'open' \
-AND t.kind = 'record') AS record \
-FROM project p LEFT JOIN focus f ON f.project_id = p.id \
-WHERE p.id > ?1 AND (?3 IS NULL OR p.id = ?3) ORDER BY p.id LIMIT ?2",
+AND t.kind = 'record') AS record, \
+(SELECT max(e.at) FROM event e WHERE e.project_id = p.id) AS last_at \
+FROM project p LEFT JOIN focus f ON f.project_id = p.id WHERE ?3 IS NULL OR p.id = ?3), \
+c AS (SELECT coalesce(last_at, -1) AS l FROM s WHERE id = ?1) \
+SELECT id, north_star, statement, focus_at, cleanup, record, last_at FROM s LEFT JOIN c \
+WHERE c.l IS NULL OR coalesce(last_at, -1) < c.l OR (coalesce(last_at, -1) = c.l AND id > ?1) \
+ORDER BY coalesce(last_at, -1) DESC, id LIMIT ?2",
     &[
         "id",
         "north_star",
@@ -315,6 +322,7 @@ WHERE p.id > ?1 AND (?3 IS NULL OR p.id = ?3) ORDER BY p.id LIMIT ?2",
         "focus_at",
         "cleanup",
         "record",
+        "last_at",
     ],
 );
 
@@ -692,9 +700,12 @@ pub struct Summary {
     /// Open deferred tasks of each kind.
     pub cleanup: i64,
     pub record: i64,
+    /// When its history last changed (UTC ms); `None` before timestamps were kept.
+    pub last_ms: Option<i64>,
 }
 
-/// Up to `limit` project summaries in id order, after `after` (exclusive), in one statement.
+/// Up to `limit` project summaries, newest change first (then by id), after the project `after`
+/// (exclusive; one not in the list starts it again), in one statement.
 pub async fn project_summaries(
     db: &dyn Sql,
     after: Option<&str>,
@@ -712,6 +723,7 @@ pub async fn project_summaries(
             focus_set_ms: int(row, "focus_at")?,
             cleanup: count("cleanup")?,
             record: count("record")?,
+            last_ms: int(row, "last_at")?,
         });
     }
     Ok(summaries)

@@ -5,8 +5,7 @@
 //! configured has ended already and is not listed. Revoking takes a token that may write what the
 //! grant reaches.
 
-use super::html::{page, Html};
-use super::{html, refusal};
+use super::html::{ago, html, page, refusal, Html};
 use crate::config::Config;
 use crate::context::Ctx;
 use crate::error::Error;
@@ -69,8 +68,8 @@ fn row(h: &mut Html, grant: &GrantRow, scope: &Scope, now: i64) {
         &[
             &grant.client_name,
             &reach,
-            &super::html::ago(grant.created_at, now),
-            &super::html::ago(grant.last_used_at, now),
+            &ago(grant.created_at, now),
+            &ago(grant.last_used_at, now),
         ],
     );
     // A metadata document's URL says who the client is; a registration is only its own claim.

@@ -1,16 +1,38 @@
 //! The pages as HTML, built with `Html`, whose only way in for a string that is not a literal is
 //! `text`, which escapes it: markup comes from `&'static str` literals alone, so no stored string
-//! (North Star, focus, task, project or task id) can reach a page as markup. No inline script,
-//! no external resource, no absolute URL (links are relative, so the token in the path is
-//! never written into a page). No storage and no HTTP here.
+//! (North Star, focus, task, project or task id) can reach a page as markup. A page leads with
+//! what it is for (the North Star, the focus) and puts the machinery (what the model reads, the
+//! forms, search and export) below it or behind a disclosure. No inline script, no external
+//! resource, no absolute URL of our own (links are relative, so the token in the path is never
+//! written into a page); the one absolute URL a page may hold is a completion's evidence, as a
+//! link no referrer follows. No storage and no HTTP here, and no import of another page file.
 
-use super::records;
-use super::svg;
+use crate::error::Error;
 use crate::form;
-pub use crate::html::{page, Html};
-use crate::model::{Deferred, EventKind, Focus, History, Kind, State};
-use crate::render;
+pub use crate::html::{page, Html, HEADERS};
+use crate::http::Response;
+use crate::model::{Deferred, Event, EventKind, Focus, History, Kind, Stamp, State};
+use crate::render::{self, age_days, clip};
 use crate::store::Summary;
+use crate::tools::search::KINDS as RECORD_KINDS;
+
+/// An HTML response with the web headers.
+pub fn html(status: u16, body: String) -> Response {
+    Response {
+        status,
+        headers: HEADERS.iter().map(|&(k, v)| (k, v.to_owned())).collect(),
+        body,
+        diagnostic: None,
+    }
+}
+
+/// A refusal as a page: the error's status, headers and public message; its detail to the log.
+pub fn refusal(error: &Error) -> Response {
+    let mut response = html(error.page_status(), refused_page(&error.message()));
+    response.headers.extend(error.headers());
+    response.diagnostic = error.diagnostic().map(str::to_owned);
+    response
+}
 
 /// A refused form, shown above the page with the tool's own sentence; its fields refill the
 /// form that was sent, so nothing typed is lost.
@@ -56,7 +78,7 @@ pub struct Index<'a> {
 
 /// How long ago, roughly: minutes, then hours, then days. A clock that went backwards is "just
 /// now".
-pub(super) fn ago(at_ms: i64, now_ms: i64) -> String {
+pub fn ago(at_ms: i64, now_ms: i64) -> String {
     let minutes = (now_ms - at_ms).max(0) / 60_000;
     let (n, unit) = match minutes {
         0 => return "just now".into(),
@@ -67,40 +89,90 @@ pub(super) fn ago(at_ms: i64, now_ms: i64) -> String {
     format!("{n} {unit} ago")
 }
 
+/// A moment as a person reads it, exact and relative: `<time>` with the machine-readable UTC
+/// instant, showing `2026-12-01 08:00 UTC · 3 h ago` (`exact` false: only the relative part,
+/// the exact time as its tooltip).
+fn moment(h: &mut Html, at_ms: i64, now_ms: i64, exact: bool) {
+    let utc = render::utc(at_ms);
+    let datetime = format!("{}T{}Z", &utc[..10], &utc[11..]);
+    let relative = ago(at_ms, now_ms);
+    match exact {
+        true => h.fill(
+            "<time datetime=\"{}\">{} UTC</time> · {}",
+            &[&datetime, &utc, &relative],
+        ),
+        false => h.fill(
+            "<time datetime=\"{}\" title=\"{} UTC\">{}</time>",
+            &[&datetime, &utc, &relative],
+        ),
+    };
+}
+
+/// `set <moment> by <client>`, or the unknown-time form.
+fn stamp(h: &mut Html, stamp: &Stamp, now_ms: i64) {
+    match stamp.at_ms {
+        Some(at) => {
+            h.raw("set ");
+            moment(h, at, now_ms, true);
+        }
+        None => {
+            h.raw("set before the server kept times");
+        }
+    }
+    h.fill(" · by {}", &[&stamp.by]);
+}
+
 pub fn index(v: &Index<'_>) -> String {
     page("Projects", |h| {
-        h.raw("<nav>handoff-mcp</nav><h1>Projects</h1>");
-        records::list_box(h, v.up, v.write);
+        h.raw("<nav aria-label=Pages>");
+        if v.write {
+            h.fill("<a href=\"{}import\">Import a project</a>", &[v.up]);
+        }
+        h.fill(
+            "<a href=\"{}clients\">Connected clients</a></nav><h1>Projects</h1>",
+            &[v.up],
+        );
+        search_box(h, v.up, "", "");
         if v.projects.is_empty() {
             h.raw("<p class=m>No projects yet.</p>");
         }
         h.raw("<ul>");
         for p in v.projects {
             h.fill(
-                "<li><a href=\"{}projects/{}\"><b>{}</b></a><div>🎯 {}</div><div>▶ ",
-                &[v.up, &p.id, &p.id, &p.north_star],
+                "<li><h2><a href=\"{}projects/{}\">{}</a></h2><p class=fs>🎯 {}</p><p>▶ ",
+                &[v.up, &p.id, &p.id, &clip(&p.north_star, 160)],
             );
-            let set = match (&p.focus, p.focus_set_ms) {
-                (Some(focus), at) => {
-                    h.text(focus);
-                    at.map_or("focus set before times were kept · ".into(), |at| {
-                        format!("focus set {} · ", ago(at, v.now_ms))
-                    })
-                }
-                (None, _) => {
-                    h.raw("<span class=m>no focus yet</span>");
-                    String::new()
-                }
+            match &p.focus {
+                Some(focus) => h.text(&clip(focus, 160)),
+                None => h.raw("<span class=m>no focus yet</span>"),
             };
-            h.fill(
-                "</div><div class=m>{}{} cleanup · {} record</div></li>",
-                &[&set, &p.cleanup.to_string(), &p.record.to_string()],
-            );
+            h.raw("</p><p class=m>");
+            if p.focus.is_some() {
+                match p.focus_set_ms {
+                    Some(at) => {
+                        h.raw("focus set ");
+                        moment(h, at, v.now_ms, false);
+                    }
+                    None => {
+                        h.raw("focus set before times were kept");
+                    }
+                }
+                h.raw(" · ");
+            }
+            let open = (p.cleanup + p.record).to_string();
+            h.fill("{} deferred open · last change ", &[&open]);
+            match p.last_ms {
+                Some(at) => moment(h, at, v.now_ms, false),
+                None => {
+                    h.raw("before times were kept");
+                }
+            }
+            h.raw("</p></li>");
         }
         h.raw("</ul>");
         if let Some(next) = v.next {
             h.fill(
-                "<p><a href=\"{}?after={}\">More projects →</a></p>",
+                "<nav aria-label=More><a href=\"{}?after={}\">More projects →</a></nav>",
                 &[v.up, next],
             );
         }
@@ -115,6 +187,8 @@ pub struct Project<'a> {
     pub texts: &'a [String],
     pub history: &'a History,
     pub now_ms: i64,
+    /// After how many days the focus asks to be confirmed (FOCUS_STALE_DAYS).
+    pub stale_days: u32,
     pub write: bool,
     pub refused: Option<&'a Refused>,
 }
@@ -131,87 +205,178 @@ pub fn project(v: &Project<'_>) -> String {
     let id = s.project_id.as_str();
     page(id, |h| {
         h.fill(
-            "<nav><a href=\"{}\">← All projects</a></nav><h1>{}</h1>",
-            &[v.up, id],
+            "<nav aria-label=Pages><a href=\"{}\">← All projects</a></nav>\
+             <p class=m>{} · North Star</p><h1>{}</h1><p class=m>",
+            &[v.up, id, &s.north_star],
         );
+        stamp(h, &s.north_star_set, v.now_ms);
+        h.raw("</p>");
         if let Some(r) = v.refused {
             h.fill("<p class=err role=alert id=refused>{}</p>", &[&r.sentence]);
         }
-        records::project_box(h, v.up, id);
-        h.raw("<h2>What the model sees</h2>");
-        for text in v.texts {
-            // A line break right after <pre> or <textarea> is dropped by the HTML parser, so each
-            // gets one of its own and a text's own leading break survives.
-            h.fill("<pre>\n{}</pre>", &[text]);
-        }
-        h.raw("<h2>Deferred tasks (後処理)</h2>");
-        if s.deferred.is_empty() {
+        focus_card(h, v);
+        h.raw("<h2>Deferred tasks (<span lang=ja>後処理</span>)</h2>");
+        if s.deferred.is_empty() && s.unlisted == 0 {
             h.raw("<p class=m>No open deferred tasks.</p>");
-        } else {
-            h.raw("<ul>");
-            for (n, task) in (1..).zip(&s.deferred) {
+        }
+        let mut n = 0;
+        for kind in [Kind::Cleanup, Kind::Record] {
+            let tasks: Vec<&Deferred> = s.deferred.iter().filter(|t| t.kind == kind).collect();
+            if tasks.is_empty() {
+                continue;
+            }
+            h.fill("<h3>{}</h3><ul>", &[kind.as_str()]);
+            for task in tasks {
+                n += 1;
                 deferred_task(h, v, n, task);
             }
             h.raw("</ul>");
         }
-        history(h, v.history, v.now_ms);
-        if !v.write {
-            return;
-        }
-        let value = |tool, name, current| Refused::value(v.refused, tool, name, current);
-        let focus = s.focus.as_ref();
-        let focus_text = |f: fn(&Focus) -> Option<&str>| focus.and_then(f).unwrap_or("");
-        // Every text a tool keeps may hold line breaks, so each is a textarea (an input would
-        // drop them), opened with a line break of its own as a <pre> is above.
-        h.fill(
-            "<h2>Change</h2>\
-             <form method=post action=\"{}projects/{}/set_north_star\" data-tool=set_north_star>\
-             <label for=ns>🎯 North Star</label><textarea id=ns name=text rows=3 required>\n{}</textarea>\
-             <button>Set North Star</button></form>\
-             <form method=post action=\"{}projects/{}/set_focus\" data-tool=set_focus>\
-             <label for=fs>▶ Focus (本丸): the one thing to do now</label>\
-             <textarea id=fs name=statement rows=2 required>\n{}</textarea>\
-             <label for=fw>Why (optional)</label><textarea id=fw name=why rows=2>\n{}</textarea>\
-             <label for=fd>Done when (optional)</label>\
-             <textarea id=fd name=done_when rows=2>\n{}</textarea>\
-             <button>Set focus</button></form>\
-             <form method=post action=\"{}projects/{}/add_task\" data-tool=add_task>\
-             <label for=tb>New task</label><textarea id=tb name=body rows=2 required>\n{}</textarea>\
-             <label for=tk>Kind</label><select id=tk name=kind>",
-            &[
-                v.up,
-                id,
-                value("set_north_star", "text", &s.north_star),
-                v.up,
-                id,
-                value("set_focus", "statement", focus_text(|f| Some(&f.statement))),
-                value("set_focus", "why", focus_text(|f| f.why.as_deref())),
-                value("set_focus", "done_when", focus_text(|f| f.done_when.as_deref())),
-                v.up,
-                id,
-                value("add_task", "body", ""),
-            ],
-        );
-        let kind = value("add_task", "kind", "");
-        for (k, label) in KINDS {
-            let selected = if k.as_str() == kind { " selected" } else { "" };
+        if s.unlisted > 0 {
             h.fill(
-                "<option value={}{}>{}</option>",
-                &[k.as_str(), selected, label],
+                "<p class=m>… and {} more, not listed (get_state lists the oldest).</p>",
+                &[&s.unlisted.to_string()],
             );
         }
-        h.raw("</select><button>Add task</button></form>");
+        history(h, v.history, v.now_ms);
+        // What the model reads, byte for byte; the contract text is Japanese where it is fixed.
+        // A line break right after <pre> or <textarea> is dropped by the HTML parser, so each
+        // gets one of its own and a text's own leading break survives.
+        h.raw("<h2>More</h2><details id=model><summary>What the model reads at the start of a chat</summary>");
+        for (i, text) in v.texts.iter().enumerate() {
+            let lang = if i == 0 { "ja" } else { "en" };
+            h.fill("<pre lang={}>\n{}</pre>", &[lang, text]);
+        }
+        h.raw("</details>");
+        if v.write {
+            change_forms(h, v);
+        }
+        let folder = format!("{}projects/{id}/", v.up);
+        h.raw("<details id=records><summary>Search and export</summary>");
+        search_box(h, &folder, "", "");
+        h.fill(
+            "<p><a href=\"{}export.json\" download>Export (JSON)</a> · \
+             <a href=\"{}export.md\">Export (Markdown)</a></p></details>",
+            &[&folder, &folder],
+        );
     })
 }
 
-/// The `n`th deferred task's row: its kind and body and, when the page writes, its own
-/// complete_task form. The row's form carries its task id and its evidence, so Enter in its
-/// field, like its button, completes that task and no other.
-fn deferred_task(h: &mut Html, v: &Project<'_>, n: u32, task: &Deferred) {
+/// The focus, the one card under the North Star: its statement set large, why and done-when,
+/// when and by whom; past `stale_days`, the question and a one-press "still the focus" (set_focus
+/// with the same statement, why and done-when, each carried by the form itself).
+fn focus_card(h: &mut Html, v: &Project<'_>) {
+    h.raw("<section class=c aria-labelledby=focus><h2 id=focus>Focus now (<span lang=ja>本丸</span>)</h2>");
+    let Some(focus) = &v.state.focus else {
+        h.raw("<p class=m>No focus yet: set_focus names the one thing to do now.</p></section>");
+        return;
+    };
+    h.fill("<p class=fs>{}</p>", &[&focus.statement]);
+    let why = focus.why.as_deref().filter(|t| !t.is_empty());
+    let done = focus.done_when.as_deref().filter(|t| !t.is_empty());
+    if why.is_some() || done.is_some() {
+        h.raw("<dl>");
+        for (term, text) in [("Why", why), ("Done when", done)] {
+            if let Some(text) = text {
+                h.fill("<dt>{}</dt><dd>{}</dd>", &[term, text]);
+            }
+        }
+        h.raw("</dl>");
+    }
+    h.raw("<p class=m>");
+    stamp(h, &focus.set, v.now_ms);
+    h.raw("</p>");
+    let age = focus.set.at_ms.map(|at| age_days(at, v.now_ms));
+    if age.is_none_or(|days| days > i64::from(v.stale_days)) {
+        let how_old = age.map_or("older than the server's timestamps".into(), |d| {
+            format!("{d} days old")
+        });
+        h.fill(
+            "<p class=w>This focus is {} (the limit is {} days): is it still the one thing to \
+             do now? Confirm it, or set another below.</p>",
+            &[&how_old, &v.stale_days.to_string()],
+        );
+        if v.write {
+            still_the_focus(h, v, focus);
+        }
+    }
+    h.raw("</section>");
+}
+
+/// The one-press confirmation: set_focus with the focus as it stands, every field carried.
+fn still_the_focus(h: &mut Html, v: &Project<'_>, focus: &Focus) {
     h.fill(
-        "<li><span class=k>{}</span>{}",
-        &[task.kind.as_str(), &task.body],
+        "<form method=post action=\"{}projects/{}/set_focus\" data-tool=set_focus>\
+         <input type=hidden name=statement value=\"{}\">",
+        &[v.up, &v.state.project_id, &focus.statement],
     );
+    for (name, text) in [("why", &focus.why), ("done_when", &focus.done_when)] {
+        if let Some(text) = text {
+            h.fill("<input type=hidden name={} value=\"{}\">", &[name, text]);
+        }
+    }
+    h.raw("<button>Still the focus</button></form>");
+}
+
+/// The change forms, behind their disclosure (open when one of them was refused). Every text a
+/// tool keeps may hold line breaks, so each is a textarea (an input would drop them), opened
+/// with a line break of its own as a <pre> is.
+fn change_forms(h: &mut Html, v: &Project<'_>) {
+    let s = v.state;
+    let id = s.project_id.as_str();
+    let value = |tool, name, current| Refused::value(v.refused, tool, name, current);
+    let focus = s.focus.as_ref();
+    let focus_text = |f: fn(&Focus) -> Option<&str>| focus.and_then(f).unwrap_or("");
+    let open = match v.refused {
+        Some(r) if r.tool != "complete_task" => " open",
+        _ => "",
+    };
+    h.fill(
+        "<details id=change{}><summary>Change the North Star or the focus, add a task</summary>\
+         <form method=post action=\"{}projects/{}/set_north_star\" data-tool=set_north_star>\
+         <label for=ns>🎯 North Star</label><textarea id=ns name=text rows=3 required>\n{}</textarea>\
+         <button>Set North Star</button></form>\
+         <form method=post action=\"{}projects/{}/set_focus\" data-tool=set_focus>\
+         <label for=fs>▶ Focus (<span lang=ja>本丸</span>): the one thing to do now</label>\
+         <textarea id=fs name=statement rows=2 required>\n{}</textarea>\
+         <label for=fw>Why (optional)</label><textarea id=fw name=why rows=2>\n{}</textarea>\
+         <label for=fd>Done when (optional)</label>\
+         <textarea id=fd name=done_when rows=2>\n{}</textarea>\
+         <button>Set focus</button></form>\
+         <form method=post action=\"{}projects/{}/add_task\" data-tool=add_task>\
+         <label for=tb>New task</label><textarea id=tb name=body rows=2 required>\n{}</textarea>\
+         <label for=tk>Kind</label><select id=tk name=kind>",
+        &[
+            open,
+            v.up,
+            id,
+            value("set_north_star", "text", &s.north_star),
+            v.up,
+            id,
+            value("set_focus", "statement", focus_text(|f| Some(&f.statement))),
+            value("set_focus", "why", focus_text(|f| f.why.as_deref())),
+            value("set_focus", "done_when", focus_text(|f| f.done_when.as_deref())),
+            v.up,
+            id,
+            value("add_task", "body", ""),
+        ],
+    );
+    let kind = value("add_task", "kind", "");
+    for (k, label) in KINDS {
+        let selected = if k.as_str() == kind { " selected" } else { "" };
+        h.fill(
+            "<option value={}{}>{}</option>",
+            &[k.as_str(), selected, label],
+        );
+    }
+    h.raw("</select><button>Add task</button></form></details>");
+}
+
+/// The `n`th deferred task's row: its body and, when the page writes, its own complete_task
+/// form. The row's form carries its task id and its evidence, so Enter in its field, like its
+/// button, completes that task and no other.
+fn deferred_task(h: &mut Html, v: &Project<'_>, n: u32, task: &Deferred) {
+    h.fill("<li>{}", &[&task.body]);
     if v.write {
         // The evidence field refills only in the row whose post was refused.
         let sent = v.refused.filter(|r| r.field("task_id") == Some(&task.id));
@@ -235,23 +400,118 @@ fn deferred_task(h: &mut Html, v: &Project<'_>, n: u32, task: &Deferred) {
     h.raw("</li>");
 }
 
-/// The history: the focus timeline, then the history resource's text (every event newest
-/// first, with its UTC time, the note and the client), as a model reading it gets it.
+/// The history as a person reads it: one entry per change, newest first, grouped by UTC day,
+/// each with its exact and relative time and who made it.
 fn history(h: &mut Html, history: &History, now_ms: i64) {
     h.raw("<h2>History</h2>");
-    let mut focus: Vec<(i64, &str)> = history
-        .events
-        .iter()
-        .filter(|e| e.what == EventKind::Focus)
-        .filter_map(|e| Some((e.at_ms?, e.value.as_str())))
-        .collect();
-    focus.reverse();
-    svg::focus_timeline(h, &focus, now_ms);
-    h.fill("<pre>\n{}</pre>", &[&render::history(history)]);
+    if history.events.is_empty() {
+        h.raw("<p class=m>Nothing recorded yet.</p>");
+    }
+    let mut day: Option<String> = None;
+    for event in &history.events {
+        let this = event
+            .at_ms
+            .map_or_else(String::new, |at| render::utc(at)[..10].to_owned());
+        if day.as_deref() != Some(&this) {
+            if day.is_some() {
+                h.raw("</ol>");
+            }
+            match this.is_empty() {
+                true => h.raw("<h3>Before the server kept times</h3><ol>"),
+                false => h.fill("<h3><time datetime={}>{}</time></h3><ol>", &[&this, &this]),
+            };
+            day = Some(this);
+        }
+        entry(h, event, now_ms);
+    }
+    if day.is_some() {
+        h.raw("</ol>");
+    }
+    if history.older > 0 {
+        h.fill(
+            "<p class=m>… and {} older entries (the export holds them all).</p>",
+            &[&history.older.to_string()],
+        );
+    }
+}
+
+/// One entry of the history: what changed, its why and done-when or its evidence, then when
+/// and by whom.
+fn entry(h: &mut Html, event: &Event, now_ms: i64) {
+    let what = match event.what {
+        EventKind::NorthStar => "North Star set",
+        EventKind::Focus => "Focus set",
+        EventKind::Completed(Kind::Cleanup) => "Cleanup done",
+        EventKind::Completed(Kind::Record) => "Record done",
+        EventKind::Completed(Kind::Main) => "Main task done",
+    };
+    h.fill("<li><span class=k>{}</span>{}", &[what, &event.value]);
+    let note = event.note.as_deref().filter(|t| !t.is_empty());
+    if let (EventKind::Completed(_), Some(evidence)) = (event.what, note) {
+        h.raw("<br><span class=m>Evidence: </span>");
+        match link(evidence) {
+            true => h.fill(
+                "<a href=\"{}\" rel=\"noopener noreferrer nofollow\">{}</a>",
+                &[evidence, evidence],
+            ),
+            false => h.text(evidence),
+        };
+    } else if let Some(why) = note {
+        h.fill("<br><span class=m>Why: </span>{}", &[why]);
+    }
+    if let Some(done) = event.done_when.as_deref().filter(|t| !t.is_empty()) {
+        h.fill("<br><span class=m>Done when: </span>{}", &[done]);
+    }
+    h.raw("<br><span class=m>");
+    if let Some(at) = event.at_ms {
+        moment(h, at, now_ms, true);
+        h.raw(" · ");
+    }
+    h.fill("by {}</span></li>", &[&event.client]);
+}
+
+/// Whether evidence is one web address a page may link: `http` or `https`, a host of letters,
+/// digits, dots and hyphens (no user part, so what a person reads is where it goes), an optional
+/// port, then printable ASCII that needs no escaping in a URL.
+fn link(text: &str) -> bool {
+    let Some(rest) = text
+        .strip_prefix("https://")
+        .or_else(|| text.strip_prefix("http://"))
+    else {
+        return false;
+    };
+    let (host, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+    let (name, port) = host.split_once(':').unwrap_or((host, "0"));
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+        && !port.is_empty()
+        && port.chars().all(|c| c.is_ascii_digit())
+        && path
+            .chars()
+            .all(|c| c.is_ascii_graphic() && !"\"<>\\^`{|}".contains(c))
+}
+
+/// The search box: a GET form whose fields are the search tool's arguments (the project comes
+/// from the URL). `prefix` is the relative way from the page to the search page's folder.
+pub fn search_box(h: &mut Html, prefix: &str, query: &str, kind: &str) {
+    h.fill(
+        "<form method=get action=\"{}search\" role=search data-tool=search>\
+         <label for=sq>Search what was decided and done</label>\
+         <input id=sq name=query type=search required value=\"{}\">\
+         <label for=sk>Kind of record</label><select id=sk name=kind><option value=\"\">any</option>",
+        &[prefix, query],
+    );
+    for k in RECORD_KINDS {
+        let selected = if *k == kind { " selected" } else { "" };
+        h.fill("<option value={}{}>{}</option>", &[k, selected, k]);
+    }
+    h.raw("</select><button>Search</button></form>");
 }
 
 /// A page that only says why the request was refused.
-pub fn refusal(message: &str) -> String {
+pub fn refused_page(message: &str) -> String {
     page("Refused", |h| {
         h.fill("<h1>Refused</h1><p class=err role=alert>{}</p>", &[message]);
     })
@@ -279,6 +539,32 @@ mod tests {
         }
         // Seconds do not count: 59 of them are still just now.
         assert_eq!(ago(now - 59_999, now), "just now");
+    }
+
+    #[test]
+    fn only_a_plain_web_address_is_a_link() {
+        for linked in [
+            "https://github.com/o/r/pull/12",
+            "http://127.0.0.1:8787/x?y=1&z=2#top",
+            "https://ci.example",
+        ] {
+            assert!(link(linked), "{linked}");
+        }
+        for text in [
+            "see https://github.com/o/r",
+            "https://github.com@evil.example/",
+            "https://evil.example\\@github.com",
+            "javascript:alert(1)",
+            "https://",
+            "https://host:/",
+            "https://host:80x/",
+            "https://exämple.com/",
+            "https://host/a b",
+            "https://host/\"onmouseover=x",
+            "ftp://host/",
+        ] {
+            assert!(!link(text), "{text}");
+        }
     }
 
     #[test]

@@ -13,9 +13,8 @@
 mod clients;
 mod html;
 mod records;
-mod svg;
 
-pub use crate::html::HEADERS;
+pub use html::{refusal, HEADERS};
 pub use records::search_fields;
 
 use crate::config::Config;
@@ -29,7 +28,7 @@ use crate::render;
 use crate::scope::{Readable, Scope};
 use crate::store;
 use crate::tools::{self, ToolDef};
-use html::Refused;
+use html::{html, Refused};
 
 /// The client name the tools record for a write made through the pages.
 pub const CLIENT: &str = "web";
@@ -153,24 +152,6 @@ impl Access<'_> {
     }
 }
 
-/// An HTML response with the web headers.
-fn html(status: u16, body: String) -> Response {
-    Response {
-        status,
-        headers: HEADERS.iter().map(|&(k, v)| (k, v.to_owned())).collect(),
-        body,
-        diagnostic: None,
-    }
-}
-
-/// A refusal as a page: the error's status, headers and public message; its detail to the log.
-pub fn refusal(error: &Error) -> Response {
-    let mut response = html(error.page_status(), html::refusal(&error.message()));
-    response.headers.extend(error.headers());
-    response.diagnostic = error.diagnostic().map(str::to_owned);
-    response
-}
-
 /// Carries out a planned web request (`body` is empty for a page).
 pub async fn serve(action: &Page, body: &[u8], ctx: &Ctx<'_>, config: &Config) -> Response {
     // Every project page is drawn by one call below: the page itself, a form's refusal, and the
@@ -243,7 +224,7 @@ async fn project(
             sentence = format!("{}\n{sentence}", refused.sentence);
         }
         let status = if refused.is_some() { REFUSED } else { 404 };
-        return Ok(html(status, html::refusal(&sentence)));
+        return Ok(html(status, html::refused_page(&sentence)));
     };
     let history = store::load_history(ctx.db, project)
         .await?
@@ -262,6 +243,7 @@ async fn project(
         texts: &texts,
         history: &history,
         now_ms,
+        stale_days: ctx.focus_stale_days,
         write: access.write,
         refused,
     });

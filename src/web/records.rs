@@ -6,8 +6,7 @@
 //! project, and only a credential that may write the new project id imports. No SQL and no
 //! escaping by hand here: markup goes through `Html`.
 
-use super::html::{self, Html};
-use super::refusal;
+use super::html::{self, html, refusal, search_box};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::export;
@@ -17,51 +16,13 @@ use crate::json_read::Node;
 use crate::render;
 use crate::render::preview;
 use crate::store::{self, Imported};
-use crate::tools::{self, search::KINDS};
+use crate::tools;
 
 /// The search form's fields from a query string (`?query=…&kind=…`), decoded as strictly as a
 /// posted form; none for no query string.
 pub fn search_fields(query: Option<&str>) -> Result<Vec<(String, String)>, Error> {
     form::decode(query.unwrap_or_default().as_bytes())
         .map_err(|why| Error::InvalidRequest(format!("the search cannot be read: {why}")))
-}
-
-/// The search box: a GET form whose fields are the search tool's arguments (the project comes
-/// from the URL). `prefix` is the relative way from the page to the search page's folder.
-pub fn search_box(h: &mut Html, prefix: &str, query: &str, kind: &str) {
-    h.fill(
-        "<form method=get action=\"{}search\" role=search data-tool=search>\
-         <label for=sq>Search what was decided and done</label>\
-         <input id=sq name=query type=search required value=\"{}\">\
-         <label for=sk>Kind of record</label><select id=sk name=kind><option value=\"\">any</option>",
-        &[prefix, query],
-    );
-    for k in KINDS {
-        let selected = if *k == kind { " selected" } else { "" };
-        h.fill("<option value={}{}>{}</option>", &[k, selected, k]);
-    }
-    h.raw("</select><button>Search</button></form>");
-}
-
-/// A project page's search box (its search page is `<up>projects/<id>/search`) and its
-/// export links.
-pub fn project_box(h: &mut Html, up: &str, id: &str) {
-    let folder = format!("{up}projects/{id}/");
-    search_box(h, &folder, "", "");
-    h.fill(
-        "<p><a href=\"{}export.json\" download>Export (JSON)</a> · \
-         <a href=\"{}export.md\">Export (Markdown)</a></p>",
-        &[&folder, &folder],
-    );
-}
-
-/// The list's search box, and the way to the import page for a credential that may write.
-pub fn list_box(h: &mut Html, up: &str, write: bool) {
-    search_box(h, up, "", "");
-    if write {
-        h.fill("<p><a href=\"{}import\">Import a project</a></p>", &[up]);
-    }
-    h.fill("<p><a href=\"{}clients\">Connected clients</a></p>", &[up]);
 }
 
 /// A project's export, as a download: the JSON document, or its Markdown. A project the
@@ -86,7 +47,7 @@ pub async fn export(ctx: &Ctx<'_>, id: &str, markdown: bool) -> Response {
             format!("attachment; filename=\"{id}.handoff.json\""),
         ),
     };
-    let mut response = super::html(200, body);
+    let mut response = html(200, body);
     for (name, value) in &mut response.headers {
         if *name == "content-type" {
             *value = content_type.into();
@@ -98,9 +59,9 @@ pub async fn export(ctx: &Ctx<'_>, id: &str, markdown: bool) -> Response {
 
 /// The page of a project the credential does not reach or that does not exist.
 fn no_project(id: &str) -> Response {
-    super::html(
+    html(
         404,
-        html::refusal(&format!(
+        html::refused_page(&format!(
             "No project \"{id}\" yet; set_north_star creates it."
         )),
     )
@@ -127,7 +88,7 @@ pub async fn import(ctx: &Ctx<'_>, post: bool, body: &[u8]) -> Response {
     };
     match import_fields(ctx, &fields).await {
         Ok(Ok(id)) => {
-            let mut response = super::html(303, String::new());
+            let mut response = html(303, String::new());
             response
                 .headers
                 .push(("location", format!("./projects/{id}")));
@@ -215,7 +176,7 @@ fn import_page(
             &[field("project_id"), field("document")],
         );
     });
-    super::html(status, body)
+    html(status, body)
 }
 
 /// The search page: the box, then the search tool's text for the fields given, or its refusal.
@@ -255,7 +216,7 @@ pub async fn search(ctx: &Ctx<'_>, project: Option<&str>, fields: &[(String, Str
             None => {}
         }
     });
-    super::html(status, body)
+    html(status, body)
 }
 
 /// Runs the search tool with the fields as its arguments, as tools/call does; `None` when

@@ -149,6 +149,14 @@ fn the_web_list_counts_through_the_partial_index() {
         plan.iter().all(|step| !step.starts_with("SCAN t")),
         "no task scan: {plan:?}"
     );
+    // The newest change reads the project's events through their index, once per project.
+    assert_eq!(
+        plan.iter()
+            .filter(|step| step.starts_with("SEARCH e USING INDEX event_by_project"))
+            .count(),
+        1,
+        "{plan:?}"
+    );
 }
 
 /// Every row is decoded by its statement's column list, so the SQLite adapter refuses a list

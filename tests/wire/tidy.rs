@@ -355,6 +355,112 @@ fn each_module_imports_only_lower_floors() {
     assert_none("the layers table", stale);
 }
 
+/// The sibling files of a folder of src/ that a file names (`super::x`, `use super::{x, y}`,
+/// `crate::folder::x`): the edges of the folder's own import graph. The folder's root (`mod.rs`,
+/// or `folder.rs` beside the folder) declares its files and is not a node: the graph is between
+/// the files it declares.
+fn sibling_imports(source: &Source, siblings: &[String]) -> Vec<String> {
+    let Some((folder, _)) = source.0.rsplit_once('/') else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let lines: Vec<&str> = source.1.iter().map(|(_, l)| l.as_str()).collect();
+    let text = lines.join(" ");
+    for prefix in ["super::".to_owned(), format!("crate::{folder}::")] {
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find(&prefix) {
+            rest = &rest[at + prefix.len()..];
+            let names: Vec<&str> = match rest.strip_prefix('{') {
+                Some(group) => group
+                    .split('}')
+                    .next()
+                    .unwrap_or_default()
+                    .split(',')
+                    .collect(),
+                None => vec![rest],
+            };
+            for name in names {
+                let name: String = name
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if siblings.contains(&name) && !found.contains(&name) {
+                    found.push(name);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Every import circle between the files of one folder of src/ (`web/html.rs` → `web/records.rs`
+/// → `web/html.rs`), each said once as the path around it.
+fn folder_circles(sources: &[Source]) -> Vec<String> {
+    let stem = |name: &str| -> Option<(String, String)> {
+        let (folder, file) = name.rsplit_once('/')?;
+        let file = file.strip_suffix(".rs")?;
+        (file != "mod").then(|| (folder.to_owned(), file.to_owned()))
+    };
+    let mut folders: Vec<String> = sources
+        .iter()
+        .filter_map(|s| stem(&s.0))
+        .map(|s| s.0)
+        .collect();
+    folders.sort();
+    folders.dedup();
+    let mut circles = Vec::new();
+    for folder in folders {
+        let files: Vec<String> = sources
+            .iter()
+            .filter_map(|s| stem(&s.0))
+            .filter(|(f, _)| *f == folder)
+            .map(|(_, file)| file)
+            .collect();
+        let edges = |from: &str| -> Vec<String> {
+            sources
+                .iter()
+                .filter(|s| stem(&s.0).is_some_and(|(f, file)| f == folder && file == from))
+                .flat_map(|s| sibling_imports(s, &files))
+                .filter(|to| to != from)
+                .collect()
+        };
+        // A depth-first walk from each file; a path that comes back to its start is a circle,
+        // kept when its start is the smallest name on it, so each circle is said once.
+        for start in &files {
+            let mut stack = vec![vec![start.clone()]];
+            while let Some(path) = stack.pop() {
+                for next in edges(path.last().unwrap()) {
+                    if next == *start {
+                        let mut names = path.clone();
+                        names.push(next.clone());
+                        if path.iter().all(|n| n >= start) {
+                            let shown: Vec<String> =
+                                names.iter().map(|n| format!("{folder}/{n}.rs")).collect();
+                            circles.push(format!("src/{}", shown.join(" → ")));
+                        }
+                    } else if !path.contains(&next) {
+                        let mut longer = path.clone();
+                        longer.push(next);
+                        stack.push(longer);
+                    }
+                }
+            }
+        }
+    }
+    circles.sort();
+    circles.dedup();
+    circles
+}
+
+#[test]
+fn no_import_circle_inside_a_folder() {
+    assert_none(
+        "an import circle inside a folder",
+        folder_circles(&sources()),
+    );
+}
+
 /// The files ARCHITECTURE.md's code map names, and the files in src/ (of every kind).
 fn code_map_and_files() -> (Vec<String>, Vec<String>) {
     let named: Vec<String> = architecture_table("Code map")
@@ -516,6 +622,29 @@ fn each_rule_fails_on_an_injected_violation() {
     assert_eq!(
         layering_offenders(&sideways, &floors()),
         ["src/sse.rs:1: sse (floor 8) imports web (floor 8)"]
+    );
+    // A circle between the files of one folder, two files long and three.
+    let mut two = plant("web/html.rs", "use super::records::search_box;");
+    two.push((
+        "web/records.rs".into(),
+        vec![(1, "use super::html::{self, Html};".into())],
+    ));
+    assert_eq!(
+        folder_circles(&two),
+        ["src/web/html.rs → web/records.rs → web/html.rs"]
+    );
+    let mut three = plant("store/a.rs", "use crate::store::b::X;");
+    three.push((
+        "store/b.rs".into(),
+        vec![(1, "use super::{c, rows};".into())],
+    ));
+    three.push((
+        "store/c.rs".into(),
+        vec![(1, "let x = super::a::f();".into())],
+    ));
+    assert_eq!(
+        folder_circles(&three),
+        ["src/store/a.rs → store/b.rs → store/c.rs → store/a.rs"]
     );
     let unplaced = plant("ledger.rs", "use crate::http;");
     assert_eq!(

@@ -92,9 +92,10 @@ pub fn assert_web_headers(reply: &Reply, extra: &[&str]) {
 /// `&lt;`, so any other tag name would be markup that came from data.
 pub fn assert_only_template_markup(body: &str) {
     const TAGS: &[&str] = &[
-        "!doctype", "html", "head", "meta", "title", "style", "body", "nav", "h1", "h2", "a", "b",
-        "p", "div", "span", "ul", "li", "pre", "form", "label", "input", "textarea", "select",
-        "option", "button", "svg", "line", "rect", "text",
+        "!doctype", "html", "head", "meta", "title", "style", "body", "main", "nav", "section",
+        "h1", "h2", "h3", "a", "b", "br", "p", "div", "span", "ul", "ol", "li", "dl", "dt", "dd",
+        "time", "pre", "details", "summary", "form", "label", "input", "textarea", "select",
+        "option", "button",
     ];
     for (i, _) in body.match_indices('<') {
         let name: String = body[i + 1..]
@@ -207,12 +208,12 @@ fn the_list_pages_by_project_id() {
     }
     let only = get(&full, &page(""));
     assert_eq!(only.body.matches("<li>").count(), 100);
-    assert!(only.body.ends_with("</li></ul></body></html>"));
+    assert!(only.body.ends_with("</li></ul></main></body></html>"));
     let first = get(&s, &page(""));
     assert_eq!(first.body.matches("<li>").count(), 100);
     assert!(first
         .body
-        .ends_with("</li></ul><p><a href=\"./?after=p099\">More projects →</a></p></body></html>"));
+        .ends_with("</li></ul><nav aria-label=More><a href=\"./?after=p099\">More projects →</a></nav></main></body></html>"));
     golden::check("pages/list-after.http", &get(&s, &page("?after=p099")));
     for bad in ["?after=", "?after=a%20b", "?x=1", "?after=p1&x=2"] {
         let reply = get(&s, &page(bad));
@@ -222,22 +223,70 @@ fn the_list_pages_by_project_id() {
 }
 
 #[test]
+fn the_list_shows_the_newest_change_first_and_pages_in_that_order() {
+    let s = Server::new();
+    let minute = 60_000;
+    for i in 0..101 {
+        s.now.set(s.now.get() + minute);
+        s.ok(
+            "set_north_star",
+            json!({"project_id": format!("p{i:03}"), "text": "t"}),
+        );
+    }
+    // p000 changes last, so it leads; the rest follow newest first.
+    s.now.set(s.now.get() + minute);
+    s.ok(
+        "set_focus",
+        json!({"project_id": "p000", "statement": "now"}),
+    );
+    let ids = |body: &str| -> Vec<String> {
+        body.split("<li><h2><a href=\"./projects/")
+            .skip(1)
+            .map(|rest| rest.split('"').next().unwrap().to_owned())
+            .collect()
+    };
+    let first = get(&s, &page("")).body;
+    let shown = ids(&first);
+    assert_eq!(shown.len(), 100);
+    assert_eq!(&shown[..3], ["p000", "p100", "p099"]);
+    assert_eq!(shown[99], "p002");
+    assert!(first.contains("<a href=\"./?after=p002\">More projects →</a>"));
+    assert_eq!(ids(&get(&s, &page("?after=p002")).body), ["p001"]);
+    // A page continues from its project's place in that order; a project not in the list
+    // starts it again (the same moment is in id order: the_list_pages_by_project_id).
+    assert_eq!(
+        ids(&get(&s, &page("?after=p100")).body)[..2],
+        ["p099", "p098"]
+    );
+    assert_eq!(ids(&get(&s, &page("?after=zz")).body).len(), 100);
+}
+
+#[test]
 fn the_project_page_shows_what_the_model_sees() {
     let s = seeded();
     let model = s.state_texts("p1");
     let reply = get(&s, &page("projects/p1"));
     assert_only_template_markup(&reply.body);
     // The reference block's opening line break joins the two items for clients that glue
-    // them; the page shows each in its own block.
-    for text in &model {
-        let text = text.strip_prefix('\n').unwrap_or(text);
-        assert!(
-            reply
-                .body
-                .contains(&format!("<pre>\n{}</pre>", escaped(text))),
-            "{text}"
-        );
-    }
+    // them; the page shows each in its own block, behind the disclosure, the contract text
+    // marked Japanese.
+    let model_block = reply
+        .body
+        .split("<details id=model><summary>What the model reads at the start of a chat</summary>")
+        .nth(1)
+        .unwrap()
+        .split("</details>")
+        .next()
+        .unwrap();
+    let expected: Vec<String> = model
+        .iter()
+        .zip(["ja", "en"])
+        .map(|(text, lang)| {
+            let text = text.strip_prefix('\n').unwrap_or(text);
+            format!("<pre lang={lang}>\n{}</pre>", escaped(text))
+        })
+        .collect();
+    assert_eq!(model_block, expected.concat());
     // Each open deferred task with its complete form carrying the id the tool takes, and the
     // forms starting from the current values.
     golden::check("pages/project-seeded.http", &reply);
@@ -293,17 +342,17 @@ fn each_form_is_a_write_tool_with_its_argument_names() {
     };
     let project = forms(&get(&s, &page("projects/p1")).body);
     let tools: Vec<&str> = project.iter().map(|(t, _)| t.as_str()).collect();
-    // The search box, one complete_task form per open deferred task, then one form per other
-    // write tool.
+    // One complete_task form per open deferred task, then one form per other write tool
+    // (behind the disclosure), then the search box.
     assert_eq!(
         tools,
         [
-            "search",
             "complete_task",
             "complete_task",
             "set_north_star",
             "set_focus",
-            "add_task"
+            "add_task",
+            "search"
         ]
     );
     for (tool, names) in &project {
@@ -683,11 +732,23 @@ fn form_writes_are_attributed_to_web_and_drawn_in_the_history() {
          2026-12-01 08:00  focus set: 本丸: the store — why: all depends on it — by wire-test/0\n\
          2026-12-01 08:00  north star set: Ship v1 🎯 — by wire-test/0");
     let reply = get(&s, &page("projects/p1"));
-    // The history resource's text, exactly as a model reading it gets it.
-    assert!(reply
-        .body
-        .contains(&format!("<pre>\n{}</pre>", escaped(&history))));
-    // The two focus changes, oldest first: 08:00 to 10:00, then 10:00 to now (11:00).
+    // The history as a list, an entry per event of the resource, newest first, each with its
+    // exact time and who made it.
+    let section = reply.body.split("<h2>History</h2>").nth(1).unwrap();
+    let section = section.split("<h2>").next().unwrap();
+    let entries: Vec<&str> = section.split("<li>").skip(1).collect();
+    assert_eq!(entries.len(), history.lines().count() - 1, "{section}");
+    for (entry, line) in entries.iter().zip(history.lines().skip(1)) {
+        let (at, by) = (&line[..16], line.rsplit(" — by ").next().unwrap());
+        let datetime = format!("{}T{}Z", &at[..10], &at[11..]);
+        assert!(
+            entry.contains(&format!("<time datetime=\"{datetime}\">{at} UTC</time>"))
+                && entry.contains(&format!("by {}</span></li>", escaped(by))),
+            "{entry}\n{line}"
+        );
+    }
+    // Grouped by day: one day here.
+    assert_eq!(section.matches("<h3>").count(), 1, "{section}");
     golden::check("pages/project-web-writes.http", &reply);
     // The list says how long ago the focus was set, by the server's clock.
     s.now.set(s.now.get() + 2 * hour);
@@ -921,7 +982,14 @@ fn line_breaks_a_browser_sends_as_cr_lf_or_cr_are_stored_as_lf() {
 #[test]
 fn each_task_row_is_a_form_of_its_own() {
     let s = seeded();
-    let body = get(&s, &page("projects/p1")).body;
+    let page_body = get(&s, &page("projects/p1")).body;
+    let body = page_body
+        .split("<h2>Deferred tasks")
+        .nth(1)
+        .unwrap()
+        .split("<h2>History")
+        .next()
+        .unwrap();
     let rows: Vec<&str> = body
         .split("<li>")
         .skip(1)
@@ -1011,4 +1079,83 @@ fn a_task_of_another_project_posted_to_a_page_is_no_task_there() {
         "🎯 NORTH STAR: one\n▶ 本丸（今やる1つ）: （未設定: set_focus で今やる1つを決める）\n\
          — 以下は後処理（北極星達成後・今は着手しない）—\n  [cleanup] tidy"
     );
+}
+
+#[test]
+fn evidence_that_is_a_web_address_is_a_link_no_referrer_follows() {
+    let s = seeded();
+    for (task, evidence) in [
+        ("task-1", "https://ci.example/run?id=1&x=2"),
+        ("task-2", "https://github.com@evil.example/"),
+    ] {
+        s.ok(
+            "complete_task",
+            json!({"task_id": task, "evidence": evidence}),
+        );
+    }
+    let body = get(&s, &page("projects/p1")).body;
+    assert_only_template_markup(&body);
+    assert!(body.contains(
+        "<a href=\"https://ci.example/run?id=1&amp;x=2\" rel=\"noopener noreferrer nofollow\">\
+         https://ci.example/run?id=1&amp;x=2</a>"
+    ));
+    // An address whose text is not where it goes stays text.
+    assert!(body.contains("<span class=m>Evidence: </span>https://github.com@evil.example/<br>"));
+    assert_eq!(body.matches("<a href=\"http").count(), 1);
+}
+
+#[test]
+fn a_stale_focus_asks_and_one_press_confirms_it_as_it_stands() {
+    let s = seeded();
+    s.ok(
+        "set_focus",
+        json!({"project_id": "p1", "statement": "本丸: the store\nline two", "why": "all \"depends\" on it",
+               "done_when": "tests <pass>"}),
+    );
+    let day = 86_400_000;
+    s.now.set(s.now.get() + 7 * day);
+    let fresh = get(&s, &page("projects/p1")).body;
+    assert!(
+        !fresh.contains("Still the focus"),
+        "7 days is within the limit"
+    );
+    s.now.set(s.now.get() + day);
+    let stale = get(&s, &page("projects/p1"));
+    assert_only_template_markup(&stale.body);
+    golden::check("pages/project-stale.http", &stale);
+    assert!(stale.body.contains(
+        "<p class=w>This focus is 8 days old (the limit is 7 days): is it still the one thing to \
+         do now? Confirm it, or set another below.</p>"
+    ));
+    // The form carries the focus as it stands, every field, and is set_focus's.
+    let form = stale
+        .body
+        .split("<form ")
+        .find(|f| f.contains("Still the focus"))
+        .unwrap();
+    assert!(
+        form.starts_with("method=post action=\"../projects/p1/set_focus\" data-tool=set_focus>")
+    );
+    let events = s.read("handoff://projects/p1/history");
+    // As a browser sends it (`encoded` sends line breaks as CR LF).
+    written(
+        &s,
+        &page("projects/p1/set_focus"),
+        &encoded(&[
+            ("statement", "本丸: the store\nline two"),
+            ("why", "all \"depends\" on it"),
+            ("done_when", "tests <pass>"),
+        ]),
+    );
+    assert!(form.contains(&format!(
+        "name=statement value=\"{}\"",
+        escaped("本丸: the store\nline two")
+    )));
+    assert!(form.contains("name=why value=\"all &quot;depends&quot; on it\""));
+    assert!(form.contains("name=done_when value=\"tests &lt;pass&gt;\""));
+    // Confirmed: no new history entry, the focus young again, the question gone.
+    assert_eq!(s.read("handoff://projects/p1/history"), events);
+    let after = get(&s, &page("projects/p1")).body;
+    assert!(!after.contains("Still the focus") && after.contains("· just now · by web"));
+    assert!(s.state_texts("p1")[1].contains("focus: set 2026-12-09 (today) by web"));
 }
