@@ -37,6 +37,8 @@ MCP_REMOTE_VERSION=0.15.1
 MCP_REMOTE_NODE=20.18.1
 # shellcheck disable=SC2034
 PLAYWRIGHT_CORE_VERSION=1.65.1  # scripts/browser only: drives Debian's chromium, downloads no browser
+# shellcheck disable=SC2034
+AXE_CORE_VERSION=4.14.1  # scripts/browser only: the accessibility rules, injected into each page
 CARGO_MUTANTS_VERSION=27.1.0    # scripts/mutants only (ensure_cargo_mutants)
 # scripts/oauth-clients only (ensure_oauth_clients): the official MCP SDKs as OAuth clients, each
 # the newest release at the time that works here: PyPI `mcp` (needs Python 3.10 or later, into a
@@ -129,7 +131,8 @@ ensure_mcp_remote() {
 
 # The real browser for scripts/browser: Debian's chromium, with the CJK and emoji fonts so pages
 # and screenshots show 本丸 and 🎯 rather than boxes (apt-get only for what is missing), and
-# playwright-core, which drives it over the DevTools protocol (it never downloads a browser).
+# playwright-core, which drives it over the DevTools protocol (it never downloads a browser),
+# and axe-core, whose rules the browser phase runs inside each page.
 ensure_browser() {
   local missing=() pkg
   for pkg in chromium fonts-noto-cjk fonts-noto-color-emoji; do
@@ -142,7 +145,9 @@ ensure_browser() {
   fi
   CHROMIUM_BIN=$(command -v chromium) || { log "no chromium on PATH after installing it"; return 1; }
   npm_into playwright "playwright-core@$PLAYWRIGHT_CORE_VERSION"
+  npm_into axe "axe-core@$AXE_CORE_VERSION"
   export CHROMIUM_BIN PLAYWRIGHT_CORE="$TOOLS/playwright/node_modules/playwright-core"
+  export AXE_CORE="$TOOLS/axe/node_modules/axe-core/axe.min.js"
 }
 
 # The OAuth clients for scripts/oauth-clients, installed only when that script asks: the

@@ -6,8 +6,12 @@
 // saves forms unchanged (no history event); it stores hostile strings
 // and checks that no element or dialog comes of them; it checks the security headers and that
 // posts from other origins are refused; it iframes the MCP Apps card in a test host that speaks
-// the extension's postMessage protocol. Screenshots go to OUT_DIR. Prints one line per check and
-// `browser: N passed, M failed`; exits 1 on a failure. Shares no code with the server.
+// the extension's postMessage protocol. It measures the layout a person sees at 1280×900, 375×740
+// and 320 px (the North Star in view and large, the focus card in view on a laptop, no sideways
+// scrolling) and runs axe-core (AXE_CORE, injected with the page's CSP bypassed in a context of
+// its own) on the list, project, search, consent and Connected clients pages in light and dark.
+// Screenshots go to OUT_DIR. Prints one line per check and `browser: N passed, M failed`; exits 1
+// on a failure. Shares no code with the server.
 "use strict";
 const { chromium } = require(process.env.PLAYWRIGHT_CORE);
 const fs = require("node:fs");
@@ -66,11 +70,74 @@ async function submitBy(page, selector, act = (s) => page.click(s)) {
   const posted = page.waitForResponse((r) => r.request().method() === "POST", { timeout: 10000 });
   const landed = page.waitForNavigation({ timeout: 10000 });
   await Promise.all([posted, landed, act(selector)]);
+  await openAll(page);
   return [await posted, await landed];
+}
+
+/// Opens every disclosure of the page, as a person would to reach the forms behind them.
+const openAll = (page) => page.evaluate(() => document.querySelectorAll("details").forEach((d) => (d.open = true)));
+
+/// The layout a person sees at the page's viewport: whether the North Star (the h1) and the
+/// focus card are wholly in view without scrolling, the h1's size over the body text's, and
+/// whether anything is wider than the screen.
+const layout = (page) =>
+  page.evaluate(() => {
+    const inView = (e) => !!e && e.getBoundingClientRect().bottom <= innerHeight && e.getBoundingClientRect().top >= 0;
+    const size = (e) => parseFloat(getComputedStyle(e).fontSize);
+    const h1 = document.querySelector("h1");
+    return {
+      northStar: inView(h1),
+      ratio: size(h1) / size(document.body),
+      focus: inView(document.querySelector("section.c")),
+      sideways: document.documentElement.scrollWidth > innerWidth,
+      width: document.documentElement.scrollWidth,
+    };
+  });
+
+/// axe-core's WCAG 2.0 and 2.1 A and AA rules on `url` in light and dark, in `context` (its CSP
+/// bypassed so the rules can be injected); `prepare` reaches the page when a GET cannot.
+async function axe(context, name, url, prepare) {
+  const source = fs.readFileSync(process.env.AXE_CORE, "utf8");
+  const page = await context.newPage();
+  try {
+    for (const scheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme: scheme });
+      if (prepare) await prepare(page);
+      else await page.goto(url);
+      await openAll(page);
+      await page.addScriptTag({ content: source });
+      const result = await page.evaluate(() => axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } }));
+      const found = result.violations.map((v) => `${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 2).map((n) => n.target.join(" ")).join(", ")}`);
+      console.log(`axe ${name} ${scheme}: ${result.violations.length} violations, ${result.passes.length} rules passed`);
+      check(`axe-core finds no WCAG 2.1 A/AA violation on the ${name} page (${scheme})`, result.violations.length === 0, found.join("; "));
+    }
+  } finally {
+    await page.close();
+  }
 }
 
 /// Submits the form of `tool` on the current page by its button.
 const submit = (page, tool) => submitBy(page, `form[data-tool=${tool}] button`);
+
+/// An authorization request a registered loopback client makes: the URL of its consent page.
+async function authorizeUrl() {
+  const registered = await fetch(`${origin}/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "Browser check", redirect_uris: ["http://127.0.0.1:9/callback"], token_endpoint_auth_method: "none" }),
+  });
+  const { client_id } = await registered.json();
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id,
+    redirect_uri: "http://127.0.0.1:9/callback",
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    code_challenge_method: "S256",
+    state: "s",
+    resource: `${origin}/mcp`,
+  });
+  return `${origin}/authorize?${query}`;
+}
 
 async function main() {
   fs.mkdirSync(out, { recursive: true });
@@ -103,7 +170,8 @@ async function main() {
     for (const [name, value] of Object.entries(HEADERS)) check(`header ${name}: ${value}`, headers[name] === value, headers[name]);
     const row = page.locator("li", { has: page.locator(`a[href="./projects/${project}"]`) });
     const rowText = await row.innerText();
-    check("the list shows the project's North Star, focus, age and counts", rowText.includes("🎯 Ship the human view 🎯 of handoff-mcp") && rowText.includes("▶ 本丸: the project page") && /focus set (just now|\d+ min ago)/.test(rowText) && rowText.includes("2 cleanup · 1 record"), rowText);
+    check("the list shows the project's North Star, focus, age, open count and last change", rowText.includes("🎯 Ship the human view 🎯 of handoff-mcp") && rowText.includes("▶ 本丸: the project page") && /focus set (just now|\d+ min ago)/.test(rowText) && /3 deferred open · last change (just now|\d+ min ago)/.test(rowText), rowText);
+    check("the list leads with the newest change", (await page.locator("li h2 a").first().getAttribute("href")) === `./projects/${project}`);
     check("the page holds no token", !(await page.content()).includes(new URL(base).pathname.slice(1)));
 
     // The project page, reached by its link, shows what the model sees.
@@ -115,10 +183,26 @@ async function main() {
     // the page shows each in its own block.
     const shown = [model[0], model[1].replace(/^\n/, "")];
     check("the page shows get_state's two texts as the model gets them", model[1].startsWith("\nReference data") && JSON.stringify(pres.slice(0, 2)) === JSON.stringify(shown), JSON.stringify(pres));
-    check("the page shows the history resource's text", pres[2] === (await history(project)), pres[2]);
+    const events = (await history(project)).split("\n").length - 1;
+    const entries = await page.$$eval("ol > li", (els) => els.map((e) => e.innerText));
+    check("the history is a list with an entry per event, each with its time and who made it", entries.length === events && entries.every((e) => / UTC · .+ · by /.test(e)), JSON.stringify(entries));
+    for (const [w, h] of [[1280, 900], [375, 740]]) {
+      await page.setViewportSize({ width: w, height: h });
+      const seen = await layout(page);
+      check(`at ${w}×${h} the North Star is in view without scrolling, at least 1.5× the body text`, seen.northStar && seen.ratio >= 1.5, JSON.stringify(seen));
+      if (w === 1280) check(`at ${w}×${h} the focus card is in view`, seen.focus, JSON.stringify(seen));
+      else check(`at ${w} px nothing scrolls sideways`, !seen.sideways, JSON.stringify(seen));
+      await page.screenshot({ path: path.join(out, `project-${w}.png`) });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await openAll(page);
     const labels = await page.$$eval("input:not([type=hidden]), textarea, select", (els) => els.filter((e) => !e.labels || e.labels.length === 0).map((e) => e.name));
     check("every field has a real <label>", labels.length === 0, labels.join(","));
     await page.screenshot({ path: path.join(out, "project-desktop.png"), fullPage: true });
+    const small = await page.$$eval("button, summary, input:not([type=hidden]), select, textarea, nav a", (els) =>
+      els.map((e) => [e.tagName, e.getBoundingClientRect()]).filter(([, r]) => r.height < 44 || (r.width < 44 && r.width > 0)).map(([t, r]) => `${t} ${r.width}×${r.height}`),
+    );
+    check("every control is at least 44×44 px", small.length === 0, small.join(", "));
 
     // Each form is its tool. A textarea keeps the line breaks typed into it: Enter there is a
     // line break and posts nothing.
@@ -208,7 +292,7 @@ async function main() {
         log.split("\n").filter((l) => l.endsWith("— by web")).length === 5,
       log,
     );
-    check("the page draws the focus changes", (await page.locator("svg rect").count()) === 2);
+    check("the history shows the focus changes as entries", (await page.locator("ol > li", { hasText: "Focus set" }).count()) === 2);
 
     // The search box: its page shows the search tool's own text, for this project and for all.
     await page.fill("#sq", "debug logging");
@@ -226,6 +310,7 @@ async function main() {
 
     // The download: the project's export document, as the project page links it.
     await page.goto(`${base}/projects/${project}`);
+    await openAll(page);
     const [download] = await Promise.all([page.waitForEvent("download"), page.click("a[href$='export.json']")]);
     const exported = JSON.parse(fs.readFileSync(await download.path(), "utf8"));
     check("Export (JSON) downloads the project's document", download.suggestedFilename() === `${project}.handoff.json` && exported.format === "handoff-mcp project" && exported.version === 1 && exported.project.id === project && exported.tasks.length === 4, `${download.suggestedFilename()} ${JSON.stringify(exported).slice(0, 200)}`);
@@ -233,6 +318,7 @@ async function main() {
     const markdown = await (await fetch(`${base}/projects/${project}/export.md`)).text();
     check("Export (Markdown) reads the same project", markdown.startsWith(`# ${project}\n`) && markdown.includes("\n- record: Screenshot for the README 📸 at 375 px too (task_id "), markdown.slice(0, 300));
     await page.goto(`${base}/projects/${project}`);
+    await openAll(page);
 
     // A refusal shows the tool's own sentence and writes nothing.
     const before = await stateTexts(project);
@@ -242,12 +328,17 @@ async function main() {
     check("a refused form shows the tool's sentence (422)", posted.status() === 422 && refused.startsWith("Invalid arguments for set_focus: statement is empty;"), `${posted.status()} ${refused}`);
     check("a refused form writes nothing", JSON.stringify(await stateTexts(project)) === JSON.stringify(before));
     await page.goto(`${base}/projects/${project}`);
+    await openAll(page);
 
     // Phone width.
     await page.setViewportSize({ width: 375, height: 812 });
     await page.screenshot({ path: path.join(out, "project-phone.png"), fullPage: true });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
     check("readable at 375 px: nothing wider than the screen", overflow <= 375, overflow);
+    await page.setViewportSize({ width: 320, height: 640 });
+    const narrow = await layout(page);
+    check("at 320 px nothing scrolls sideways, the forms open", !narrow.sideways, JSON.stringify(narrow));
+    await page.setViewportSize({ width: 375, height: 812 });
     await page.goto(`${base}/`);
     await page.screenshot({ path: path.join(out, "list-phone.png"), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -326,6 +417,25 @@ async function main() {
     const ns = await page.inputValue("#ns");
     check("a North Star's own leading line breaks survive in its textarea", ns === leading, JSON.stringify(ns));
     check("no dialog was opened", dialogs === 0, dialogs);
+
+    // axe-core on every kind of page, in light and dark, in a context whose CSP lets it in.
+    const audit = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
+    audit.setDefaultTimeout(10000);
+    try {
+      await axe(audit, "list", `${base}/`);
+      await axe(audit, "project", `${base}/projects/${project}`);
+      await axe(audit, "search results", `${base}/projects/${project}/search?query=debug&kind=`);
+      await axe(audit, "Connected clients", `${base}/clients`);
+      const consent = await authorizeUrl();
+      await axe(audit, "consent", consent);
+      await axe(audit, "consent (second step)", consent, async (p) => {
+        await p.goto(consent);
+        await p.fill("#token", new URL(base).pathname.slice(1));
+        await Promise.all([p.waitForNavigation(), p.click("button")]);
+      });
+    } finally {
+      await audit.close();
+    }
   } finally {
     await browser.close();
   }
