@@ -66,29 +66,28 @@ impl Html {
 /// `prefers-color-scheme` (every pair of colours meets WCAG AA), touch targets of 44 px, long
 /// unbroken text wrapped, and nothing wider than a 320 px screen.
 const STYLE: &str = "<style>\
-:root{color-scheme:light dark;--f:#1c1e22;--m:#595f69;--g:#fff;--c:#f3f5f8;--b:#dde1e7;--i:#878e99;--a:#0b57d0;--w:#fff4dc;--e:#b3261e}\
-@media(prefers-color-scheme:dark){:root{--f:#e7e9ec;--m:#a5acb6;--g:#15171b;--c:#1e2228;--b:#353b45;--i:#6d7582;--a:#8ab4f8;--w:#2f2716;--e:#f2b8b5}}\
-body{font:16px/1.65 system-ui,-apple-system,\"Segoe UI\",\"Hiragino Sans\",\"Hiragino Kaku Gothic ProN\",\"Noto Sans JP\",\"Noto Sans CJK JP\",\"Yu Gothic UI\",Meiryo,sans-serif;\
+:root{color-scheme:light dark;--f:#1c1e22;--m:#595f69;--g:#fff;--c:#f3f5f8;--b:#8f96a1;--a:#0b57d0}\
+@media(prefers-color-scheme:dark){:root{--f:#e7e9ec;--m:#a5acb6;--g:#15171b;--c:#1e2228;--b:#5d6571;--a:#8ab4f8}}\
+body{font:16px/1.65 system-ui,\"Hiragino Sans\",\"Noto Sans CJK JP\",\"Yu Gothic UI\",Meiryo,sans-serif;\
 color:var(--f);background:var(--g);max-width:44rem;margin:0 auto;padding:.5rem 1.25rem 4rem;overflow-wrap:anywhere}\
-a{color:var(--a)}:focus-visible{outline:3px solid var(--a);outline-offset:2px}\
-h1{font-size:clamp(1.6rem,1rem + 2.6vw,2.3rem);line-height:1.3;margin:.25rem 0 .5rem}\
-h2{font-size:1.25rem;margin:2.5rem 0 .5rem}h3{font-size:1rem;color:var(--m);margin:1.5rem 0 .25rem}\
-nav{display:flex;flex-wrap:wrap;column-gap:1.25rem}nav a,summary{display:flex;align-items:center;min-height:44px}\
+a{color:var(--a)}:focus-visible{outline:3px solid var(--a)}\
+h1{font-size:clamp(1.6rem,1rem + 2.6vw,2.3rem);line-height:1.3;margin:.25rem 0}\
+h2{font-size:1.25rem;margin:2.5rem 0 .5rem}h3,.c h2{font-size:1rem;color:var(--m);margin:1.5rem 0 0}\
+nav{display:flex;gap:1.25rem}nav a{padding:.6rem 0}summary{padding:.6rem 0;font-weight:600}\
 .m{color:var(--m);font-size:.9rem}p{margin:.5rem 0}\
-.c{background:var(--c);border:1px solid var(--b);border-radius:12px;padding:.5rem 1.25rem 1rem;margin:1.5rem 0}\
-.fs{font-size:1.35rem;font-weight:600;line-height:1.45;margin:.25rem 0 .5rem}\
-dl{margin:.5rem 0}dt{font-size:.85rem;color:var(--m)}dd{margin:0 0 .5rem}\
-.w{background:var(--w);border-radius:8px;padding:.5rem .75rem}\
-ul,ol{list-style:none;padding:0;margin:0}li{border-bottom:1px solid var(--b);padding:.75rem 0}\
-.k{font-size:.8rem;border:1px solid var(--i);border-radius:1rem;padding:0 .5rem;margin-right:.5rem;white-space:nowrap}\
-pre{font:.85rem/1.6 ui-monospace,Menlo,Consolas,\"Noto Sans Mono CJK JP\",monospace;white-space:pre-wrap;background:var(--c);border:1px solid var(--b);border-radius:8px;padding:.75rem;margin:.5rem 0}\
-details{border-top:1px solid var(--b);margin:0}details:last-of-type{border-bottom:1px solid var(--b)}summary{font-weight:600;cursor:pointer;list-style:none}summary:before{content:\"▸\";margin-right:.5rem}details[open]>summary:before{content:\"▾\"}\
-label,legend{display:block;font-weight:600;margin:.75rem 0 .25rem}li label{font-weight:400;font-size:.9rem}\
-input,textarea,select{box-sizing:border-box;width:100%;min-height:44px;font:inherit;color:inherit;background:var(--g);border:1px solid var(--i);border-radius:8px;padding:.5rem .75rem}\
-fieldset{border:1px solid var(--b);border-radius:8px;margin:.75rem 0}fieldset label{display:flex;align-items:center;gap:.5rem;min-height:44px;font-weight:400;margin:0}input[type=radio]{width:1.25rem;min-height:1.25rem;margin:0}\
-button{font:inherit;font-weight:600;min-height:44px;padding:.5rem 1.25rem;margin:.75rem .5rem 0 0;border:0;border-radius:8px;background:var(--a);color:var(--g);cursor:pointer}\
-.row{display:flex;gap:.5rem}.row input{flex:1;min-width:0}.row button{margin:0}\
-.err{border:2px solid var(--e);border-radius:8px;padding:.75rem;white-space:pre-wrap}\
+.c{background:var(--c);border-left:4px solid var(--a);border-radius:12px;padding:.25rem 1.25rem .75rem;margin:1.5rem 0}.c h2{margin-top:.75rem}\
+li h2{font-size:1rem;margin:0}.fs{font-size:1.35rem;font-weight:600;line-height:1.45}\
+dt{font-size:.85rem;color:var(--m)}dd{margin:0 0 .5rem}.w{border-left:4px solid var(--b);padding-left:.75rem}\
+ul,ol{list-style:none;padding:0}li{border-bottom:2px solid var(--c);padding:.75rem 0}\
+.k{font-size:.8rem;border:1px solid var(--b);border-radius:1rem;padding:0 .5rem;margin-right:.5rem}\
+pre{font-size:.85rem;white-space:pre-wrap;background:var(--c);padding:.75rem}\
+details{border-top:1px solid var(--c)}\
+label,legend{display:block;font-weight:600;margin:.75rem 0 .25rem}li label{font-weight:400}\
+input,textarea,select,button{box-sizing:border-box;width:100%;min-height:44px;font:inherit;color:inherit;background:var(--g);border:1px solid var(--b);border-radius:8px;padding:.5rem .75rem}\
+fieldset label{display:flex;gap:.5rem;align-items:center;font-weight:400}input[type=radio]{width:auto}\
+button{width:auto;font-weight:600;margin:.75rem .5rem 0 0;background:var(--a);color:var(--g)}li button{background:0;color:var(--a);border-color:var(--a)}\
+.row{display:flex;gap:.5rem}.row input{min-width:0}.row button{margin:0;flex:none}\
+.err{border:2px solid #d33;padding:.75rem;white-space:pre-wrap}\
 </style>";
 
 /// A whole page: the document shell around `body`, titled `title` (escaped). The body is the

@@ -119,6 +119,7 @@ async function axe(context, name, url, prepare) {
 /// Submits the form of `tool` on the current page by its button.
 const submit = (page, tool) => submitBy(page, `form[data-tool=${tool}] button`);
 
+const VERIFIER = "browser-check-verifier-0123456789abcdefghijklmnop";
 /// An authorization request a registered loopback client makes: the URL of its consent page.
 async function authorizeUrl() {
   const registered = await fetch(`${origin}/register`, {
@@ -131,7 +132,7 @@ async function authorizeUrl() {
     response_type: "code",
     client_id,
     redirect_uri: "http://127.0.0.1:9/callback",
-    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    code_challenge: require("node:crypto").createHash("sha256").update(VERIFIER).digest("base64url"),
     code_challenge_method: "S256",
     state: "s",
     resource: `${origin}/mcp`,
@@ -281,7 +282,7 @@ async function main() {
     await page.fill(`${rowForm("Remove the debug logging")} input[name=evidence]`, "checked in the browser");
     [posted] = await submitBy(page, `${rowForm("Remove the debug logging")} button`);
     const afterComplete = (await stateTexts(project))[0];
-    check("complete_task: its button completes its own task", posted.status() === 303 && !afterComplete.includes("Remove the debug logging") && afterComplete.includes("Screenshot for the README") && (await page.locator("li", { hasText: "Remove the debug logging" }).count()) === 0, afterComplete);
+    check("complete_task: its button completes its own task", posted.status() === 303 && !afterComplete.includes("Remove the debug logging") && afterComplete.includes("Screenshot for the README") && (await page.locator("li:has(form[data-tool=complete_task])", { hasText: "Remove the debug logging" }).count()) === 0, afterComplete);
     const log = await history(project);
     check(
       "the history attributes the form writes to web, each completion with its row's evidence",
@@ -433,6 +434,22 @@ async function main() {
         await p.fill("#token", new URL(base).pathname.slice(1));
         await Promise.all([p.waitForNavigation(), p.click("button")]);
       });
+      // A client connected through that consent, so the clients page has a row and its Revoke.
+      const connect = await audit.newPage();
+      await connect.route("http://127.0.0.1:9/**", (r) => r.abort());
+      await connect.goto(consent);
+      await connect.fill("#token", new URL(base).pathname.slice(1));
+      await Promise.all([connect.waitForNavigation(), connect.click("button")]);
+      const [callback] = await Promise.all([connect.waitForRequest((r) => r.url().startsWith("http://127.0.0.1:9/")), connect.click("button[value=allow]")]);
+      const code = new URL(callback.url()).searchParams.get("code");
+      const exchanged = await fetch(`${origin}/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: "http://127.0.0.1:9/callback", client_id: new URL(consent).searchParams.get("client_id"), code_verifier: VERIFIER, resource: `${origin}/mcp` }),
+      });
+      check("a client connects through the consent page", exchanged.status === 200, `${exchanged.status} ${await exchanged.text()}`);
+      await connect.close();
+      await axe(audit, "Connected clients (one connected)", `${base}/clients`);
     } finally {
       await audit.close();
     }

@@ -1158,4 +1158,19 @@ fn a_stale_focus_asks_and_one_press_confirms_it_as_it_stands() {
     let after = get(&s, &page("projects/p1")).body;
     assert!(!after.contains("Still the focus") && after.contains("· just now · by web"));
     assert!(s.state_texts("p1")[1].contains("focus: set 2026-12-09 (today) by web"));
+    // A change on another day opens that day's group, above the older one.
+    s.ok(
+        "set_focus",
+        json!({"project_id": "p1", "statement": "Next"}),
+    );
+    let body = get(&s, &page("projects/p1")).body;
+    let days: Vec<&str> = body
+        .split("<h3><time datetime=")
+        .skip(1)
+        .map(|d| &d[..10])
+        .collect();
+    assert_eq!(days, ["2026-12-09", "2026-12-01"]);
+    let newest = body.split("<h3><time datetime=2026-12-09>").nth(1).unwrap();
+    let newest = newest.split("</ol>").next().unwrap();
+    assert_eq!(newest.matches("<li>").count(), 1, "{newest}");
 }
