@@ -342,6 +342,11 @@ async function main() {
     await page.setViewportSize({ width: 375, height: 812 });
     await page.goto(`${base}/`);
     await page.screenshot({ path: path.join(out, "list-phone.png"), fullPage: true });
+    for (const width of [375, 320]) {
+      await page.setViewportSize({ width, height: 640 });
+      const list = await layout(page);
+      check(`the list at ${width} px: nothing scrolls sideways`, !list.sideways, JSON.stringify(list));
+    }
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.screenshot({ path: path.join(out, "list-desktop.png"), fullPage: true });
 
