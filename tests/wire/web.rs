@@ -1174,3 +1174,41 @@ fn a_stale_focus_asks_and_one_press_confirms_it_as_it_stands() {
     let newest = newest.split("</ol>").next().unwrap();
     assert_eq!(newest.matches("<li>").count(), 1, "{newest}");
 }
+
+#[test]
+fn deferred_tasks_beyond_what_get_state_lists_are_counted() {
+    let s = seeded();
+    // A project filled before the cap existed, written straight into SQLite.
+    s.db.conn
+        .execute_batch(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30)
+             INSERT INTO task (id, project_id, body, kind, demoted, status)
+             SELECT 'old-' || i, 'p1', 'old ' || i, 'cleanup', 1, 'open' FROM n;",
+        )
+        .unwrap();
+    let body = get(&s, &page("projects/p1")).body;
+    assert_eq!(body.matches("data-tool=complete_task").count(), 30);
+    assert!(body.contains("<p class=m>… and 2 more, not listed (get_state lists the oldest).</p>"));
+    assert!(!get(&seeded(), &page("projects/p1"))
+        .body
+        .contains("more, not listed"));
+}
+
+#[test]
+fn the_history_shows_its_newest_entries_and_counts_the_older() {
+    let s = seeded();
+    // 50 entries shown (the history resource's own limit), the seeded two and 48 more.
+    for i in 0..49 {
+        s.ok(
+            "set_focus",
+            json!({"project_id": "p1", "statement": format!("focus {i}")}),
+        );
+    }
+    let body = get(&s, &page("projects/p1")).body;
+    let history = body.split("<h2>History</h2>").nth(1).unwrap();
+    let history = history.split("<h2>").next().unwrap();
+    assert_eq!(history.matches("<li>").count(), 50);
+    assert!(history.ends_with("<p class=m>… and 1 older entries (the export holds them all).</p>"));
+    let fewer = get(&seeded(), &page("projects/p1")).body;
+    assert!(!fewer.contains("older entries"));
+}
