@@ -77,11 +77,9 @@ nav{display:flex;gap:1.25rem}nav a{padding:.6rem 0}summary{padding:.6rem 0;font-
 .m{color:var(--m);font-size:.9rem}p{margin:.5rem 0}\
 .c{background:var(--c);border-left:4px solid var(--a);border-radius:12px;padding:.25rem 1.25rem .75rem;margin:1.5rem 0}.c h2{margin-top:.75rem}\
 li h2{font-size:1rem;margin:0}.fs{font-size:1.35rem;font-weight:600;line-height:1.45}\
-dt{font-size:.85rem;color:var(--m)}dd{margin:0 0 .5rem}.w{border-left:4px solid var(--b);padding-left:.75rem}\
 ul,ol{list-style:none;padding:0}li{border-bottom:2px solid var(--c);padding:.75rem 0}\
 .k{font-size:.8rem;border:1px solid var(--b);border-radius:1rem;padding:0 .5rem;margin-right:.5rem}\
 pre{font-size:.85rem;white-space:pre-wrap;background:var(--c);padding:.75rem}\
-details{border-top:1px solid var(--c)}\
 label,legend{display:block;font-weight:600;margin:.75rem 0 .25rem}li label{font-weight:400}\
 input,textarea,select,button{box-sizing:border-box;width:100%;min-height:44px;font:inherit;color:inherit;background:var(--g);border:1px solid var(--b);border-radius:8px;padding:.5rem .75rem}\
 fieldset label{display:flex;gap:.5rem;align-items:center;font-weight:400}input[type=radio]{width:auto}\

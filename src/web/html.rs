@@ -90,22 +90,13 @@ pub fn ago(at_ms: i64, now_ms: i64) -> String {
 }
 
 /// A moment as a person reads it, exact and relative: `<time>` with the machine-readable UTC
-/// instant, showing `2026-12-01 08:00 UTC · 3 h ago` (`exact` false: only the relative part,
-/// the exact time as its tooltip).
-fn moment(h: &mut Html, at_ms: i64, now_ms: i64, exact: bool) {
+/// instant, showing `2026-12-01 08:00 UTC · 3 h ago`.
+fn moment(h: &mut Html, at_ms: i64, now_ms: i64) {
     let utc = render::utc(at_ms);
-    let datetime = format!("{}T{}Z", &utc[..10], &utc[11..]);
-    let relative = ago(at_ms, now_ms);
-    match exact {
-        true => h.fill(
-            "<time datetime=\"{}\">{} UTC</time> · {}",
-            &[&datetime, &utc, &relative],
-        ),
-        false => h.fill(
-            "<time datetime=\"{}\" title=\"{} UTC\">{}</time>",
-            &[&datetime, &utc, &relative],
-        ),
-    };
+    h.fill(
+        "<time datetime=\"{}T{}Z\">{} UTC</time> · {}",
+        &[&utc[..10], &utc[11..], &utc, &ago(at_ms, now_ms)],
+    );
 }
 
 /// `set <moment> by <client>`, or the unknown-time form.
@@ -113,7 +104,7 @@ fn stamp(h: &mut Html, stamp: &Stamp, now_ms: i64) {
     match stamp.at_ms {
         Some(at) => {
             h.raw("set ");
-            moment(h, at, now_ms, true);
+            moment(h, at, now_ms);
         }
         None => {
             h.raw("set before the server kept times");
@@ -150,8 +141,7 @@ pub fn index(v: &Index<'_>) -> String {
             if p.focus.is_some() {
                 match p.focus_set_ms {
                     Some(at) => {
-                        h.raw("focus set ");
-                        moment(h, at, v.now_ms, false);
+                        h.fill("focus set {}", &[&ago(at, v.now_ms)]);
                     }
                     None => {
                         h.raw("focus set before times were kept");
@@ -162,7 +152,9 @@ pub fn index(v: &Index<'_>) -> String {
             let open = (p.cleanup + p.record).to_string();
             h.fill("{} deferred open · last change ", &[&open]);
             match p.last_ms {
-                Some(at) => moment(h, at, v.now_ms, false),
+                Some(at) => {
+                    h.text(&ago(at, v.now_ms));
+                }
                 None => {
                     h.raw("before times were kept");
                 }
@@ -221,12 +213,11 @@ pub fn project(v: &Project<'_>) -> String {
         }
         let mut n = 0;
         for kind in [Kind::Cleanup, Kind::Record] {
-            let tasks: Vec<&Deferred> = s.deferred.iter().filter(|t| t.kind == kind).collect();
-            if tasks.is_empty() {
+            if !s.deferred.iter().any(|t| t.kind == kind) {
                 continue;
             }
             h.fill("<h3>{}</h3><ul>", &[kind.as_str()]);
-            for task in tasks {
+            for task in s.deferred.iter().filter(|t| t.kind == kind) {
                 n += 1;
                 deferred_task(h, v, n, task);
             }
@@ -274,14 +265,10 @@ fn focus_card(h: &mut Html, v: &Project<'_>) {
     h.fill("<p class=fs>{}</p>", &[&focus.statement]);
     let why = focus.why.as_deref().filter(|t| !t.is_empty());
     let done = focus.done_when.as_deref().filter(|t| !t.is_empty());
-    if why.is_some() || done.is_some() {
-        h.raw("<dl>");
-        for (term, text) in [("Why", why), ("Done when", done)] {
-            if let Some(text) = text {
-                h.fill("<dt>{}</dt><dd>{}</dd>", &[term, text]);
-            }
+    for (term, text) in [("Why", why), ("Done when", done)] {
+        if let Some(text) = text {
+            h.fill("<p><span class=m>{}: </span>{}</p>", &[term, text]);
         }
-        h.raw("</dl>");
     }
     h.raw("<p class=m>");
     stamp(h, &focus.set, v.now_ms);
@@ -292,8 +279,8 @@ fn focus_card(h: &mut Html, v: &Project<'_>) {
             format!("{d} days old")
         });
         h.fill(
-            "<p class=w>This focus is {} (the limit is {} days): is it still the one thing to \
-             do now? Confirm it, or set another below.</p>",
+            "<p><b>This focus is {} (the limit is {} days): is it still the one thing to do \
+             now?</b> Confirm it, or set another below.</p>",
             &[&how_old, &v.stale_days.to_string()],
         );
         if v.write {
@@ -438,59 +425,55 @@ fn history(h: &mut Html, history: &History, now_ms: i64) {
 /// One entry of the history: what changed, its why and done-when or its evidence, then when
 /// and by whom.
 fn entry(h: &mut Html, event: &Event, now_ms: i64) {
-    let what = match event.what {
-        EventKind::NorthStar => "North Star set",
-        EventKind::Focus => "Focus set",
-        EventKind::Completed(Kind::Cleanup) => "Cleanup done",
-        EventKind::Completed(Kind::Record) => "Record done",
-        EventKind::Completed(Kind::Main) => "Main task done",
+    let (what, note) = match event.what {
+        EventKind::NorthStar => ("North Star set", "Why"),
+        EventKind::Focus => ("focus set", "Why"),
+        EventKind::Completed(kind) => (kind.as_str(), "Evidence"),
     };
-    h.fill("<li><span class=k>{}</span>{}", &[what, &event.value]);
-    let note = event.note.as_deref().filter(|t| !t.is_empty());
-    if let (EventKind::Completed(_), Some(evidence)) = (event.what, note) {
-        h.raw("<br><span class=m>Evidence: </span>");
-        match link(evidence) {
+    let done = if note == "Why" { "" } else { " done" };
+    h.fill(
+        "<li><span class=k>{}{}</span>{}",
+        &[what, done, &event.value],
+    );
+    for (term, text) in [(note, &event.note), ("Done when", &event.done_when)] {
+        let Some(text) = text.as_deref().filter(|t| !t.is_empty()) else {
+            continue;
+        };
+        h.fill("<br><span class=m>{}: </span>", &[term]);
+        // Only evidence is ever a link, and only a plain web address.
+        match term == "Evidence" && link(text) {
             true => h.fill(
                 "<a href=\"{}\" rel=\"noopener noreferrer nofollow\">{}</a>",
-                &[evidence, evidence],
+                &[text, text],
             ),
-            false => h.text(evidence),
+            false => h.text(text),
         };
-    } else if let Some(why) = note {
-        h.fill("<br><span class=m>Why: </span>{}", &[why]);
-    }
-    if let Some(done) = event.done_when.as_deref().filter(|t| !t.is_empty()) {
-        h.fill("<br><span class=m>Done when: </span>{}", &[done]);
     }
     h.raw("<br><span class=m>");
     if let Some(at) = event.at_ms {
-        moment(h, at, now_ms, true);
+        moment(h, at, now_ms);
         h.raw(" · ");
     }
     h.fill("by {}</span></li>", &[&event.client]);
 }
 
 /// Whether evidence is one web address a page may link: `http` or `https`, a host of letters,
-/// digits, dots and hyphens (no user part, so what a person reads is where it goes), an optional
-/// port, then printable ASCII that needs no escaping in a URL.
+/// digits, dots and hyphens with an optional port (no user part, so what a person reads is where
+/// it goes), the rest printable ASCII that needs no escaping in a URL.
 fn link(text: &str) -> bool {
-    let Some(rest) = text
+    let rest = text
         .strip_prefix("https://")
         .or_else(|| text.strip_prefix("http://"))
-    else {
-        return false;
-    };
-    let (host, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
-    let (name, port) = host.split_once(':').unwrap_or((host, "0"));
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
-        && !port.is_empty()
-        && port.chars().all(|c| c.is_ascii_digit())
-        && path
-            .chars()
-            .all(|c| c.is_ascii_graphic() && !"\"<>\\^`{|}".contains(c))
+        .unwrap_or_default();
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    !host.is_empty()
+        && !host.starts_with(':')
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b".-:".contains(&b))
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && !b"\"<>\\^`{|}".contains(&b))
 }
 
 /// The search box: a GET form whose fields are the search tool's arguments (the project comes
@@ -556,8 +539,7 @@ mod tests {
             "https://evil.example\\@github.com",
             "javascript:alert(1)",
             "https://",
-            "https://host:/",
-            "https://host:80x/",
+            "https://:80/",
             "https://exämple.com/",
             "https://host/a b",
             "https://host/\"onmouseover=x",

@@ -1124,8 +1124,8 @@ fn a_stale_focus_asks_and_one_press_confirms_it_as_it_stands() {
     assert_only_template_markup(&stale.body);
     golden::check("pages/project-stale.http", &stale);
     assert!(stale.body.contains(
-        "<p class=w>This focus is 8 days old (the limit is 7 days): is it still the one thing to \
-         do now? Confirm it, or set another below.</p>"
+        "<p><b>This focus is 8 days old (the limit is 7 days): is it still the one thing to do \
+         now?</b> Confirm it, or set another below.</p>"
     ));
     // The form carries the focus as it stands, every field, and is set_focus's.
     let form = stale
