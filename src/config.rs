@@ -34,12 +34,17 @@ pub const OAUTH_KEY_VAR: &str = "OAUTH_KEY";
 /// with `/mcp`, the resource every access token is for. Taken from here, never from a request's
 /// Host header; without it OAuth is off.
 pub const PUBLIC_URL_VAR: &str = "PUBLIC_URL";
-/// Optional: how many seconds an OAuth access token lives (1 to 86400; 3600 when unset or out of
-/// range). Shorter means a revoked grant's calls that read nothing end sooner, at the price of
-/// a refresh each time; the test suites set a few seconds to watch clients refresh.
+/// Optional: how many seconds an OAuth access token lives (1 to `MOST_ACCESS_SECONDS`; a week
+/// when unset or out of range). A revoked grant reads and writes nothing from that moment
+/// whatever its access tokens' life (`store::oauth::Guarded`), so the life bounds only calls that
+/// read nothing; a long one keeps a client that does not refresh mid-conversation (claude.ai's
+/// proxy) working. The test suites set a few seconds to watch clients refresh.
 pub const OAUTH_ACCESS_SECONDS_VAR: &str = "OAUTH_ACCESS_SECONDS";
-/// How long an access token lives when `OAUTH_ACCESS_SECONDS` does not say.
-pub const DEFAULT_ACCESS_SECONDS: i64 = 3600;
+/// How long an access token lives when `OAUTH_ACCESS_SECONDS` does not say: a week.
+pub const DEFAULT_ACCESS_SECONDS: i64 = 7 * 86_400;
+/// The longest an access token may live: 90 days, a grant's life unused (`oauth::GRANT_MS`), so
+/// no access token outlives the grant it was issued for.
+pub const MOST_ACCESS_SECONDS: i64 = 90 * 86_400;
 /// Development only, never deployed: `1` lets a client id metadata document be fetched from an
 /// `http://` loopback URL (the test suites serve theirs so), which production refuses.
 pub const OAUTH_LOOPBACK_CLIENTS_VAR: &str = "OAUTH_LOOPBACK_CLIENTS";
@@ -309,7 +314,7 @@ fn oauth(
         loopback_clients: loopback.map(str::trim) == Some("1"),
         access_ms: access_seconds
             .and_then(|s| s.trim().parse::<i64>().ok())
-            .filter(|s| (1..=86_400).contains(s))
+            .filter(|s| (1..=MOST_ACCESS_SECONDS).contains(s))
             .unwrap_or(DEFAULT_ACCESS_SECONDS)
             * 1000,
     })
@@ -692,7 +697,7 @@ mod tests {
         assert_eq!(on.issuer, "https://mcp.example");
         assert_eq!(on.resource, "https://mcp.example/mcp");
         assert!(!on.loopback_clients);
-        assert_eq!(on.access_ms, 3_600_000);
+        assert_eq!(on.access_ms, 7 * 86_400_000);
         let short = Config::from_lookup(|k| match k {
             OAUTH_KEY_VAR => Some(key.clone()),
             PUBLIC_URL_VAR => Some("http://127.0.0.1:8787".into()),
@@ -703,6 +708,22 @@ mod tests {
         .oauth
         .unwrap();
         assert_eq!((short.access_ms, short.loopback_clients), (5_000, true));
+        let life = |seconds: &str| {
+            Config::from_lookup(|k| match k {
+                OAUTH_KEY_VAR => Some(key.clone()),
+                PUBLIC_URL_VAR => Some("https://mcp.example".into()),
+                OAUTH_ACCESS_SECONDS_VAR => Some(seconds.into()),
+                _ => None,
+            })
+            .oauth
+            .unwrap()
+            .access_ms
+        };
+        assert_eq!(life("7776000"), 7_776_000_000, "90 days, the most");
+        assert_eq!(life("1"), 1_000);
+        for out in ["7776001", "0", "-5", "a week"] {
+            assert_eq!(life(out), 604_800_000, "{out}: a week");
+        }
         for (k, url, off) in [
             (None, Some("https://mcp.example"), OAuthOff::NoKey),
             (Some(" "), Some("https://mcp.example"), OAuthOff::NoKey),

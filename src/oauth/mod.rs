@@ -17,7 +17,7 @@ mod consent;
 use serde_json::{json, Value as Json};
 
 use crate::base64;
-use crate::config::{Config, Credentials, OAuth};
+use crate::config::{Config, Credentials, OAuth, MOST_ACCESS_SECONDS};
 use crate::context::NewId;
 use crate::crypto;
 use crate::error::Error;
@@ -37,8 +37,8 @@ pub const CODE_MS: i64 = 60_000;
 /// How long the consent page's ticket lives: the person picks a project meanwhile.
 pub const TICKET_MS: i64 = 15 * 60_000;
 /// How long a grant lives unused; each refresh moves it on, so a client in use never asks the
-/// person to log in again.
-pub const GRANT_MS: i64 = 90 * 86_400_000;
+/// person to log in again. No access token lives longer (`config::MOST_ACCESS_SECONDS`).
+pub const GRANT_MS: i64 = MOST_ACCESS_SECONDS * 1000;
 
 /// What the scopes mean: `handoff:read` the read-only tools, `handoff:write` the write tools.
 /// Which projects a grant reaches is chosen on the consent page, not by scope.

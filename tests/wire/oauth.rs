@@ -13,18 +13,18 @@ use serde_json::{json, Value as Json};
 use crate::golden;
 use crate::support::{Reply, Server, ORIGIN, TOKEN};
 
-const KEY: &str = "an-oauth-key-of-thirty-two-bytes-or-more";
+pub(crate) const KEY: &str = "an-oauth-key-of-thirty-two-bytes-or-more";
 /// The project token: read and write `alpha` only.
-const PROJECT: &str = "project-token";
+pub(crate) const PROJECT: &str = "project-token";
 /// A read-only project token of `alpha`.
-const READER: &str = "reader-token";
-const CALLBACK: &str = "http://127.0.0.1:33418/callback";
-const RESOURCE: &str = "https://handoff.example/mcp";
-const VERIFIER: &str = "a-pkce-verifier-of-forty-three-characters-at-least";
-const FORM: (&str, &str) = ("Content-Type", "application/x-www-form-urlencoded");
-const OWN: (&str, &str) = ("Origin", ORIGIN);
+pub(crate) const READER: &str = "reader-token";
+pub(crate) const CALLBACK: &str = "http://127.0.0.1:33418/callback";
+pub(crate) const RESOURCE: &str = "https://handoff.example/mcp";
+pub(crate) const VERIFIER: &str = "a-pkce-verifier-of-forty-three-characters-at-least";
+pub(crate) const FORM: (&str, &str) = ("Content-Type", "application/x-www-form-urlencoded");
+pub(crate) const OWN: (&str, &str) = ("Origin", ORIGIN);
 
-fn server() -> Server {
+pub(crate) fn server() -> Server {
     server_with(&[
         (AUTH_TOKEN_VAR, TOKEN),
         (
@@ -35,13 +35,13 @@ fn server() -> Server {
 }
 
 /// An OAuth server (issuer `ORIGIN`) with these credentials.
-fn server_with(credentials: &[(&str, &str)]) -> Server {
+pub(crate) fn server_with(credentials: &[(&str, &str)]) -> Server {
     let mut vars = vec![(OAUTH_KEY_VAR, KEY), (PUBLIC_URL_VAR, ORIGIN)];
     vars.extend_from_slice(credentials);
     Server::with_vars(&vars)
 }
 
-fn challenge(verifier: &str) -> String {
+pub(crate) fn challenge(verifier: &str) -> String {
     base64::url_encode(&crypto::sha256(verifier.as_bytes()))
 }
 
@@ -49,7 +49,7 @@ fn enc(value: &str) -> String {
     handoff_mcp::form::encode(value)
 }
 
-fn form_body(fields: &[(&str, &str)]) -> String {
+pub(crate) fn form_body(fields: &[(&str, &str)]) -> String {
     fields
         .iter()
         .map(|(k, v)| format!("{k}={}", enc(v)))
@@ -59,12 +59,12 @@ fn form_body(fields: &[(&str, &str)]) -> String {
 
 /// A client's authorization request: its query's fields, which a test may change.
 #[derive(Clone)]
-struct Request {
+pub(crate) struct Request {
     fields: Vec<(&'static str, String)>,
 }
 
 impl Request {
-    fn new(client_id: &str) -> Request {
+    pub(crate) fn new(client_id: &str) -> Request {
         Request {
             fields: vec![
                 ("response_type", "code".into()),
@@ -79,7 +79,7 @@ impl Request {
         }
     }
 
-    fn with(mut self, name: &'static str, value: Option<&str>) -> Request {
+    pub(crate) fn with(mut self, name: &'static str, value: Option<&str>) -> Request {
         self.fields.retain(|(k, _)| *k != name);
         if let Some(value) = value {
             self.fields.push((name, value.into()));
@@ -87,7 +87,7 @@ impl Request {
         self
     }
 
-    fn target(&self) -> String {
+    pub(crate) fn target(&self) -> String {
         let query: Vec<String> = self
             .fields
             .iter()
@@ -96,12 +96,12 @@ impl Request {
         format!("/authorize?{}", query.join("&"))
     }
 
-    fn field(&self, name: &str) -> &str {
+    pub(crate) fn field(&self, name: &str) -> &str {
         &self.fields.iter().find(|(k, _)| *k == name).unwrap().1
     }
 }
 
-fn register(s: &Server, metadata: Json) -> Reply {
+pub(crate) fn register(s: &Server, metadata: Json) -> Reply {
     s.http(
         "POST",
         "/register",
@@ -111,7 +111,7 @@ fn register(s: &Server, metadata: Json) -> Reply {
 }
 
 /// A public client registered with the callback, and its id.
-fn public_client(s: &Server, name: &str) -> String {
+pub(crate) fn public_client(s: &Server, name: &str) -> String {
     let reply = register(
         s,
         json!({"client_name": name, "redirect_uris": [CALLBACK], "token_endpoint_auth_method": "none"}),
@@ -120,7 +120,11 @@ fn public_client(s: &Server, name: &str) -> String {
     reply.json()["client_id"].as_str().unwrap().to_owned()
 }
 
-fn consent_post(s: &Server, request: &Request, fields: &[(&str, &str)]) -> (Reply, bool) {
+pub(crate) fn consent_post(
+    s: &Server,
+    request: &Request,
+    fields: &[(&str, &str)],
+) -> (Reply, bool) {
     s.http_counted(
         "POST",
         &request.target(),
@@ -130,14 +134,14 @@ fn consent_post(s: &Server, request: &Request, fields: &[(&str, &str)]) -> (Repl
 }
 
 /// The ticket of a second step's page.
-fn ticket_of(page: &Reply) -> String {
+pub(crate) fn ticket_of(page: &Reply) -> String {
     const NEEDLE: &str = "name=ticket value=\"";
     let at = page.body.find(NEEDLE).expect("a ticket") + NEEDLE.len();
     page.body[at..].split('"').next().unwrap().to_owned()
 }
 
 /// The query of a redirect's Location, decoded.
-fn redirected(reply: &Reply) -> Vec<(String, String)> {
+pub(crate) fn redirected(reply: &Reply) -> Vec<(String, String)> {
     assert_eq!(reply.status, 303, "{}", reply.body);
     let location = reply.header("location").unwrap();
     let (base, query) = location.split_once('?').unwrap();
@@ -145,7 +149,7 @@ fn redirected(reply: &Reply) -> Vec<(String, String)> {
     handoff_mcp::form::decode(query.as_bytes()).unwrap()
 }
 
-fn value<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub(crate) fn value<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
     fields
         .iter()
         .find(|(k, _)| k == name)
@@ -153,7 +157,7 @@ fn value<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
 }
 
 /// The hidden fields of a page's form, as a browser sends them.
-fn hidden_fields(page: &Reply) -> Vec<(String, String)> {
+pub(crate) fn hidden_fields(page: &Reply) -> Vec<(String, String)> {
     const NEEDLE: &str = "<input type=hidden name=";
     page.body
         .match_indices(NEEDLE)
@@ -167,7 +171,12 @@ fn hidden_fields(page: &Reply) -> Vec<(String, String)> {
 
 /// Both consent steps with `token`, allowing `choice` (reach, project, access) on top of the
 /// page's hidden fields: the code.
-fn consent(s: &Server, request: &Request, token: &str, choice: &[(&str, &str)]) -> String {
+pub(crate) fn consent(
+    s: &Server,
+    request: &Request,
+    token: &str,
+    choice: &[(&str, &str)],
+) -> String {
     let (page, counted) = consent_post(s, request, &[("token", token)]);
     assert_eq!((page.status, counted), (200, false), "{}", page.body);
     let hidden = hidden_fields(&page);
@@ -185,11 +194,11 @@ fn consent(s: &Server, request: &Request, token: &str, choice: &[(&str, &str)]) 
     value(&query, "code").unwrap().to_owned()
 }
 
-fn token(s: &Server, fields: &[(&str, &str)]) -> Reply {
+pub(crate) fn token(s: &Server, fields: &[(&str, &str)]) -> Reply {
     s.http("POST", "/token", &[FORM], form_body(fields).as_bytes())
 }
 
-fn exchange(s: &Server, client_id: &str, code: &str) -> Reply {
+pub(crate) fn exchange(s: &Server, client_id: &str, code: &str) -> Reply {
     token(
         s,
         &[
@@ -203,7 +212,7 @@ fn exchange(s: &Server, client_id: &str, code: &str) -> Reply {
     )
 }
 
-fn refresh(s: &Server, client_id: &str, refresh_token: &str) -> Reply {
+pub(crate) fn refresh(s: &Server, client_id: &str, refresh_token: &str) -> Reply {
     token(
         s,
         &[
@@ -215,7 +224,7 @@ fn refresh(s: &Server, client_id: &str, refresh_token: &str) -> Reply {
 }
 
 /// A tools/call over /mcp with this access token.
-fn call(s: &Server, access: &str, tool: &str, arguments: Json) -> Reply {
+pub(crate) fn call(s: &Server, access: &str, tool: &str, arguments: Json) -> Reply {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": tool, "arguments": arguments}});
     let auth = format!("Bearer {access}");
@@ -231,7 +240,7 @@ fn call(s: &Server, access: &str, tool: &str, arguments: Json) -> Reply {
     )
 }
 
-fn text_of(reply: &Reply) -> String {
+pub(crate) fn text_of(reply: &Reply) -> String {
     assert_eq!(reply.status, 200, "{}", reply.body);
     reply.json()["result"]["content"][0]["text"]
         .as_str()
@@ -240,7 +249,7 @@ fn text_of(reply: &Reply) -> String {
 }
 
 /// The grants table, for "nothing was written".
-fn grants(s: &Server) -> String {
+pub(crate) fn grants(s: &Server) -> String {
     s.db.stored(
         "SELECT coalesce(group_concat(id || '|' || refresh_hash || '|' || \
          coalesce(revoked_at, '-'), ';'), '') FROM (SELECT * FROM oauth_grant ORDER BY id)",
@@ -249,7 +258,7 @@ fn grants(s: &Server) -> String {
 
 /// A grant made all the way through: registration, consent with `token` and `choice`, and the
 /// exchange; the client id and the token answer.
-fn granted(s: &Server, token: &str, choice: &[(&str, &str)]) -> (String, Json) {
+pub(crate) fn granted(s: &Server, token: &str, choice: &[(&str, &str)]) -> (String, Json) {
     let client = public_client(s, "Test client");
     let request = Request::new(&client);
     let code = consent(s, &request, token, choice);
@@ -353,7 +362,7 @@ fn a_one_project_grant_needs_no_project_id_and_the_history_names_its_client() {
     let s = server();
     let (_, tokens) = granted(&s, PROJECT, &[("access", "write")]);
     assert_eq!(tokens["token_type"], "Bearer");
-    assert_eq!(tokens["expires_in"], 3600);
+    assert_eq!(tokens["expires_in"], 604_800);
     assert_eq!(tokens["scope"], "handoff:read handoff:write");
     let access = tokens["access_token"].as_str().unwrap();
     let created = text_of(&call(
@@ -1326,7 +1335,7 @@ fn access_tokens_are_checked_without_a_read_and_bound_to_this_resource() {
         assert!(reply.body.contains(why), "{}", reply.body);
     }
     // Expired: refused, not counted (a client holding it in good faith refreshes).
-    s.now.set(s.now.get() + 3_600_000);
+    s.now.set(s.now.get() + 7 * 86_400_000);
     let auth = format!("Bearer {access}");
     let (reply, counted) = s.http_counted(
         "POST",
