@@ -1,9 +1,10 @@
-//! OAuth grants in D1 (migrations/0004_oauth.sql): made when a code is exchanged, renewed when a
+//! OAuth grants in D1 (migrations/0004_oauth.sql, 0005): made when a code is exchanged, renewed when a
 //! refresh token is used, listed and revoked on the human view, and the guard that makes every
 //! batch of a request carrying an access token fail once its grant is revoked (`Guarded`). Each
 //! function is one batch. What a code or token says is checked before these run (`oauth`);
 //! here only what needs the stored grant: that a code is used once, that a refresh token is the
-//! current one (or the one before it, within `GRACE_MS`), that a grant is live.
+//! current one (or the one before it, within `GRACE_MS` and `ANSWERS_MOST`), that a grant is
+//! live.
 
 use super::{first, int, text, LocalFuture, Query, Rows, Sql, Stmt, StoreError, Value};
 use crate::scope::{Reach, WriteReach};
@@ -12,6 +13,12 @@ use crate::scope::{Reach, WriteReach};
 /// enough for a client whose answer was lost to try again, short enough that a stolen one is of
 /// no use later. Used after that, it revokes the grant.
 pub const GRACE_MS: i64 = 60_000;
+/// How often one refresh's answer (the grant's next pair of tokens) is given at most: by the
+/// rotation, and once more to the token it replaced within `GRACE_MS` (claude.ai refreshes from
+/// two egress addresses; the TypeScript SDK sends two refreshes at once). The replaced token
+/// presented once more than that was seen by someone else: it revokes the grant, so a second
+/// holder cannot follow the client's chain of tokens by presenting each one again.
+pub const ANSWERS_MOST: i64 = 2;
 /// Live grants one configured token may have at once: far more than a person's clients, few
 /// enough that the table stays small. Past it an exchange is refused with a sentence that says
 /// to revoke some on the page.
@@ -148,33 +155,35 @@ pub async fn make_grant(db: &dyn Sql, new: &NewGrant<'_>) -> Result<Made, StoreE
 
 /// The parameters of a refresh's statements: `?1` the grant, `?2` the client, `?3` the presented
 /// token's generation, `?4` its hash, `?5` the next token's hash, `?6` now, `?7` the grant's new
-/// end, `?8` the grace. Each statement reads the grant as it stood before the batch or as the one
-/// before it left it, so the order below is the rule.
+/// end, `?8` the grace, `?9` `ANSWERS_MOST`. Each statement reads the grant as it stood before
+/// the batch or as the one before it left it, so the order below is the rule.
 ///
 /// First: a token of this grant that is neither its current one nor the one just replaced
-/// (within the grace) was used after it was replaced, so someone else holds it: the grant, its
-/// whole family of tokens, ends.
+/// (within the grace, its answer given fewer than `?9` times) was used after it was replaced, so
+/// someone else holds it: the grant, its whole family of tokens, ends.
 const REVOKE_REPLAYED_REFRESH: Query = Query::no_rows(
     "UPDATE oauth_grant SET revoked_at = ?6, revoked_why = 'refresh token used twice' \
      WHERE id = ?1 AND client_id = ?2 AND revoked_at IS NULL \
      AND NOT (generation = ?3 AND refresh_hash = ?4) \
-     AND NOT (generation = ?3 + 1 AND previous_hash = ?4 AND rotated_at > ?6 - ?8)",
+     AND NOT (generation = ?3 + 1 AND previous_hash = ?4 AND rotated_at > ?6 - ?8 \
+     AND answers < ?9)",
 );
-/// Then the current token moves the grant on to the next generation; the grant lives on.
+/// Then the current token moves the grant on to the next generation, whose answer is not given
+/// yet (`ROTATED_ALREADY` counts this one); the grant lives on.
 const ROTATE: Query = Query::no_rows(
     "UPDATE oauth_grant SET generation = ?3 + 1, previous_hash = refresh_hash, \
-     refresh_hash = ?5, rotated_at = ?6, last_used_at = ?6, expires_at = ?7 \
+     refresh_hash = ?5, rotated_at = ?6, last_used_at = ?6, expires_at = ?7, answers = 0 \
      WHERE id = ?1 AND client_id = ?2 AND generation = ?3 AND refresh_hash = ?4 \
      AND revoked_at IS NULL AND expires_at > ?6",
 );
-/// The token just replaced, within the grace (a retry whose answer was lost, or a refresh sent
-/// twice at once), finds the grant already moved on, to the token it will be given again: only
-/// its use is recorded. After `ROTATE` in the same batch it records the same, so a batch made
-/// again after its answer was lost answers the same.
+/// The token just replaced finds the grant moved on to the token it is given: its answer is
+/// counted, up to `?9`. That is every answer: after `ROTATE` in the same batch (the first), and
+/// within the grace for the token presented again (a retry whose answer was lost, a refresh sent
+/// twice at once). A batch made again after its answer was lost is such a presentation.
 const ROTATED_ALREADY: Query = Query::no_rows(
-    "UPDATE oauth_grant SET last_used_at = ?6, expires_at = ?7 \
+    "UPDATE oauth_grant SET last_used_at = ?6, expires_at = ?7, answers = answers + 1 \
      WHERE id = ?1 AND client_id = ?2 AND generation = ?3 + 1 AND previous_hash = ?4 \
-     AND rotated_at > ?6 - ?8 AND revoked_at IS NULL AND expires_at > ?6",
+     AND rotated_at > ?6 - ?8 AND answers < ?9 AND revoked_at IS NULL AND expires_at > ?6",
 );
 /// Last, whether the grant now holds the next token, for this client.
 const REFRESHED: Query = Query::rows(
@@ -210,7 +219,7 @@ pub async fn refresh_grant(
     now_ms: i64,
     expires_at: i64,
 ) -> Result<Option<Renewed>, StoreError> {
-    let params: [Value; 8] = [
+    let params: [Value; 9] = [
         presented.grant.into(),
         presented.client_id.into(),
         Value::Int(presented.generation),
@@ -219,6 +228,7 @@ pub async fn refresh_grant(
         Value::Int(now_ms),
         Value::Int(expires_at),
         Value::Int(GRACE_MS),
+        Value::Int(ANSWERS_MOST),
     ];
     let results = db
         .batch(vec![

@@ -27,6 +27,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0004_oauth.sql",
         include_str!("../../migrations/0004_oauth.sql"),
     ),
+    (
+        "0005_refresh_answers.sql",
+        include_str!("../../migrations/0005_refresh_answers.sql"),
+    ),
 ];
 
 /// Each migration's statements, split once per isolate.

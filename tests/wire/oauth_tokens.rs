@@ -77,3 +77,50 @@ fn a_refresh_token_comes_whatever_the_scope_and_offline_access_is_accepted() {
         assert_eq!(next.status, 200, "{scope:?}: {}", next.body);
     }
 }
+
+/// Review finding 7: the token just replaced was answered with the same next pair as often as it
+/// came within the grace, so a second holder could follow the client's chain unseen.
+#[test]
+fn the_token_just_replaced_gets_the_same_answer_twice_at_most() {
+    let s = server();
+    let (client, first) = granted(&s, PROJECT, &[]);
+    let r1 = first["refresh_token"].as_str().unwrap();
+    // Two refreshes of one token at once (claude.ai's two egress addresses): the same answer.
+    let once = refresh(&s, &client, r1);
+    s.now.set(s.now.get() + 1_000);
+    let twice = refresh(&s, &client, r1);
+    assert_eq!((once.status, twice.status), (200, 200), "{}", twice.body);
+    let r2 = once.json()["refresh_token"].as_str().unwrap().to_owned();
+    assert_eq!(twice.json()["refresh_token"], r2.as_str());
+    let access = twice.json()["access_token"].as_str().unwrap().to_owned();
+    assert_eq!(call(&s, &access, "get_state", json!({})).status, 200);
+    // A third presentation within the grace: someone else holds it, and the grant ends.
+    s.now.set(s.now.get() + 1_000);
+    let third = refresh(&s, &client, r1);
+    assert_eq!(third.status, 400);
+    assert_eq!(third.json()["error"], "invalid_grant");
+    assert_eq!(refresh(&s, &client, &r2).status, 400, "the grant ended");
+    assert_eq!(call(&s, &access, "get_state", json!({})).status, 401);
+    assert_eq!(
+        s.db.stored("SELECT revoked_why FROM oauth_grant"),
+        "refresh token used twice"
+    );
+    // Each generation has its own two answers: the next token may be presented twice again.
+    let s = server();
+    let (client, first) = granted(&s, PROJECT, &[]);
+    let r1 = first["refresh_token"].as_str().unwrap();
+    let r2 = refresh(&s, &client, r1).json()["refresh_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(refresh(&s, &client, r1).status, 200);
+    let r3 = refresh(&s, &client, &r2).json()["refresh_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        refresh(&s, &client, &r2).json()["refresh_token"],
+        r3.as_str()
+    );
+    assert_eq!(refresh(&s, &client, &r3).status, 200);
+}
