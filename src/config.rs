@@ -137,6 +137,19 @@ pub struct Credentials {
     /// Each entry's source (`source_of`), in the same order, made on first use: only OAuth
     /// needs them, and a request that carries a configured token never does.
     sources: OnceLock<Vec<String>>,
+    /// Each entry's tag (`tag_of`) under each OAuth key, key by key, made on first use. Always
+    /// asked with the same keys: a `Config`'s own.
+    tags: OnceLock<Vec<Vec<String>>>,
+}
+
+/// A configured token as an OAuth value names it (`Credentials::tagged`): what it reaches, its
+/// tag under the key that seals now (for what is handed out next) and its source (what a grant
+/// row keeps).
+#[derive(Debug, Clone, Copy)]
+pub struct Tagged<'a> {
+    pub scope: &'a Scope,
+    pub tag: &'a str,
+    pub source: &'a str,
 }
 
 impl Credentials {
@@ -155,14 +168,8 @@ impl Credentials {
     /// an OAuth grant keeps the source of the token it was made with, never the token, and
     /// ends when no configured token has it any more.
     pub fn scope_of_source(&self, source: &str) -> Option<&Scope> {
-        let sources = self.sources.get_or_init(|| {
-            self.entries
-                .iter()
-                .map(|(token, _)| source_of(token))
-                .collect()
-        });
         let mut found = None;
-        for (i, known) in sources.iter().enumerate() {
+        for (i, known) in self.sources().iter().enumerate() {
             if crypto::same(known.as_bytes(), source.as_bytes()) {
                 found = Some(i);
             }
@@ -170,11 +177,46 @@ impl Credentials {
         found.map(|i| &self.entries[i].1)
     }
 
-    /// Whether the configured token with this source still reaches `scope`: what keeps a grant,
-    /// and every token issued under it, alive.
+    /// Whether the configured token with this source still reaches `scope`: what keeps a grant
+    /// alive on the page.
     pub fn source_covers(&self, source: &str, scope: &Scope) -> bool {
         self.scope_of_source(source)
             .is_some_and(|reach| reach.covers(scope))
+    }
+
+    /// The configured token a tag handed out in an OAuth value names (`tag_of` under any of
+    /// `keys`), if one still is: what keeps a grant, and every token issued under it, alive. A
+    /// 64-digit source (`source_of`) is taken too, from the values handed out before tags
+    /// (their last refresh tokens then move on to a tag). Every tag is compared, whichever
+    /// matched.
+    pub fn tagged(&self, tag: &str, keys: &Keys) -> Option<Tagged<'_>> {
+        let sources = self.sources();
+        let tags = self.tags.get_or_init(|| {
+            let each = |key: &Vec<u8>| self.entries.iter().map(|(t, _)| tag_of(t, key)).collect();
+            keys.all().iter().map(each).collect()
+        });
+        let mut found = None;
+        for known in tags.iter().chain([sources]) {
+            for (i, known) in known.iter().enumerate() {
+                if crypto::same(known.as_bytes(), tag.as_bytes()) {
+                    found = Some(i);
+                }
+            }
+        }
+        found.map(|i| Tagged {
+            scope: &self.entries[i].1,
+            tag: &tags[0][i],
+            source: &sources[i],
+        })
+    }
+
+    fn sources(&self) -> &Vec<String> {
+        self.sources.get_or_init(|| {
+            self.entries
+                .iter()
+                .map(|(token, _)| source_of(token))
+                .collect()
+        })
     }
 
     /// `scope_of` with the comparison handed in, so a test can count the comparisons.
@@ -190,12 +232,21 @@ impl Credentials {
     }
 }
 
-/// What an OAuth grant keeps of the token it was made with: the hex SHA-256 of the token. A
-/// configured token is long and random (`scripts/deploy` makes 64 hex digits), so its hash
-/// gives nothing away; it is not keyed with `OAUTH_KEY`, so rolling that key over leaves every
-/// grant in place.
+/// What an OAuth grant's row keeps of the token it was made with: the hex SHA-256 of the token.
+/// It stays in D1, never handed out (what is handed out carries `tag_of`); it is not keyed with
+/// `OAUTH_KEY`, so rolling that key over leaves every grant in place.
 pub fn source_of(token: &str) -> String {
     crypto::sha256_hex(token.as_bytes())
+}
+
+/// What a code, an access or refresh token and a ticket carry of the token pasted for them: a
+/// tag keyed with the `OAUTH_KEY` key that seals them (32 hex digits of an HMAC-SHA256), never
+/// the token's plain hash, so a client cannot try guesses of the token against what it holds
+/// (review finding 2). A refresh re-tags under the key that seals now, so a key rolled in
+/// reaches every grant as its refresh tokens move on.
+pub fn tag_of(token: &str, key: &[u8]) -> String {
+    let mac = crypto::hmac_sha256(key, &[b"handoff-mcp source\n", token.as_bytes()]);
+    crypto::hex(&mac[..16])
 }
 
 /// Compares in time that depends only on the secret's length, not on where a guess goes wrong.
@@ -439,6 +490,7 @@ impl Credentials {
             None => {
                 self.entries.push((token.to_owned(), scope));
                 self.sources = OnceLock::new();
+                self.tags = OnceLock::new();
                 Ok(())
             }
         }

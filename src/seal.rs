@@ -109,14 +109,14 @@ fn instant(field: &str) -> Option<i64> {
 }
 
 /// An access token's claims: the grant it was issued under, what it reaches (`Scope`'s wire
-/// form), the source (the hash of the token the person pasted on the consent page, which must
-/// still be configured), the client's name for attribution, the resource it is for (RFC 8707's
+/// form), the tag of the token the person pasted on the consent page (`config::tag_of`; that
+/// token must still be configured), the client's name for attribution, the resource it is for (RFC 8707's
 /// audience) and when it expires.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Access {
     pub grant: String,
     pub scope: String,
-    pub source: String,
+    pub tag: String,
     pub client: String,
     pub resource: String,
     pub expires_at: i64,
@@ -130,7 +130,7 @@ impl Access {
             &[
                 &self.grant,
                 &self.scope,
-                &self.source,
+                &self.tag,
                 &self.client,
                 &self.resource,
                 &expires,
@@ -147,12 +147,12 @@ impl Access {
 
     /// The claims of an access token these keys sealed, expired or not (the caller decides).
     pub fn open(keys: &Keys, token: &str) -> Option<Access> {
-        let [grant, scope, source, client, resource, expires] =
+        let [grant, scope, tag, client, resource, expires] =
             <[String; 6]>::try_from(keys.open(Kind::Access, token, 6)?).ok()?;
         Some(Access {
             grant,
             scope,
-            source,
+            tag,
             client,
             resource,
             expires_at: instant(&expires)?,
@@ -161,7 +161,8 @@ impl Access {
 }
 
 /// An authorization code's claims: bound to the client, its redirect URI, the PKCE challenge and
-/// the resource, carrying the grant the person chose (scope and source) and the client's name;
+/// the resource, carrying the grant the person chose (scope, and the pasted token's tag) and the
+/// client's name;
 /// `nonce` makes each code unique (its hash burns it), `expires_at` keeps it short-lived.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Code {
@@ -170,7 +171,7 @@ pub struct Code {
     pub challenge: String,
     pub resource: String,
     pub scope: String,
-    pub source: String,
+    pub tag: String,
     pub client: String,
     pub nonce: String,
     pub expires_at: i64,
@@ -187,7 +188,7 @@ impl Code {
                 &self.challenge,
                 &self.resource,
                 &self.scope,
-                &self.source,
+                &self.tag,
                 &self.client,
                 &self.nonce,
                 &expires,
@@ -196,7 +197,7 @@ impl Code {
     }
 
     pub fn open(keys: &Keys, code: &str) -> Option<Code> {
-        let [client_id, redirect_uri, challenge, resource, scope, source, client, nonce, expires] =
+        let [client_id, redirect_uri, challenge, resource, scope, tag, client, nonce, expires] =
             <[String; 9]>::try_from(keys.open(Kind::Code, code, 9)?).ok()?;
         Some(Code {
             client_id,
@@ -204,7 +205,7 @@ impl Code {
             challenge,
             resource,
             scope,
-            source,
+            tag,
             client,
             nonce,
             expires_at: instant(&expires)?,
@@ -246,7 +247,7 @@ impl Client {
     }
 }
 
-/// The consent page's ticket: that the person pasted a token with this source and scope into
+/// The consent page's ticket: that the person pasted a token with this tag into
 /// the page of this authorization request (client, redirect URI, challenge), so the second step
 /// needs neither the token again nor a page that holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -254,7 +255,7 @@ pub struct Ticket {
     pub client_id: String,
     pub redirect_uri: String,
     pub challenge: String,
-    pub source: String,
+    pub tag: String,
     pub expires_at: i64,
 }
 
@@ -267,27 +268,27 @@ impl Ticket {
                 &self.client_id,
                 &self.redirect_uri,
                 &self.challenge,
-                &self.source,
+                &self.tag,
                 &expires,
             ],
         )
     }
 
     pub fn open(keys: &Keys, ticket: &str) -> Option<Ticket> {
-        let [client_id, redirect_uri, challenge, source, expires] =
+        let [client_id, redirect_uri, challenge, tag, expires] =
             <[String; 5]>::try_from(keys.open(Kind::Ticket, ticket, 5)?).ok()?;
         Some(Ticket {
             client_id,
             redirect_uri,
             challenge,
-            source,
+            tag,
             expires_at: instant(&expires)?,
         })
     }
 }
 
-/// A refresh token: its grant, the source the grant was made with (so a grant whose token is
-/// gone is refused before storage) and its generation (0 for the first, one more at each
+/// A refresh token: its grant, the tag of the token the grant was made with (so a grant whose
+/// token is gone is refused before storage) and its generation (0 for the first, one more at each
 /// refresh). Sealed, so only a value this server issued can touch a grant (a forged one is
 /// refused before storage, so no one can revoke a grant by guessing its id); stored only as its
 /// hash. A generation's token is always the same text (the seal is a MAC of these fields), so a
@@ -296,22 +297,22 @@ impl Ticket {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refresh {
     pub grant: String,
-    pub source: String,
+    pub tag: String,
     pub generation: i64,
 }
 
 impl Refresh {
     pub fn seal(&self, keys: &Keys) -> String {
         let generation = self.generation.to_string();
-        keys.seal(Kind::Refresh, &[&self.grant, &self.source, &generation])
+        keys.seal(Kind::Refresh, &[&self.grant, &self.tag, &generation])
     }
 
     pub fn open(keys: &Keys, token: &str) -> Option<Refresh> {
-        let [grant, source, generation] =
+        let [grant, tag, generation] =
             <[String; 3]>::try_from(keys.open(Kind::Refresh, token, 3)?).ok()?;
         Some(Refresh {
             grant,
-            source,
+            tag,
             generation: instant(&generation)?,
         })
     }
@@ -332,7 +333,7 @@ mod tests {
         Access {
             grant: "g1".into(),
             scope: "rw:handoff".into(),
-            source: "ab".repeat(16),
+            tag: "ab".repeat(16),
             client: "Claude".into(),
             resource: "https://mcp.example/mcp".into(),
             expires_at: 1_800_000_000_000,
@@ -350,7 +351,7 @@ mod tests {
             challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM".into(),
             resource: "https://mcp.example/mcp".into(),
             scope: "all".into(),
-            source: "cd".repeat(16),
+            tag: "cd".repeat(16),
             client: "Claude 日本".into(),
             nonce: "n".into(),
             expires_at: 5,
@@ -370,13 +371,13 @@ mod tests {
             client_id: "c".into(),
             redirect_uri: "r".into(),
             challenge: "x".into(),
-            source: "s".into(),
+            tag: "s".into(),
             expires_at: 9,
         };
         assert_eq!(Ticket::open(&k, &ticket.seal(&k)), Some(ticket));
         let refresh = Refresh {
             grant: "g".into(),
-            source: "s".into(),
+            tag: "s".into(),
             generation: 3,
         };
         assert_eq!(Refresh::open(&k, &refresh.seal(&k)), Some(refresh));

@@ -11,7 +11,7 @@
 
 use super::client::{self, Client};
 use super::{Fetched, Outcome, Services, CODE_MS, READ_SCOPE, TICKET_MS, WRITE_SCOPE};
-use crate::config::{source_of, OAuth};
+use crate::config::{tag_of, OAuth};
 use crate::form;
 use crate::html::{self, Html};
 use crate::http::{Request, Response};
@@ -188,7 +188,7 @@ pub async fn post(
         client_id: auth.client.id.clone(),
         redirect_uri: auth.redirect_uri.clone(),
         challenge: auth.challenge.clone(),
-        source: source_of(token),
+        tag: tag_of(token, &oauth.keys.all()[0]),
         expires_at: req.now_ms + TICKET_MS,
     }
     .seal(&oauth.keys);
@@ -217,10 +217,11 @@ async fn choice(
         let sentence = "This page has expired or is not this request's. Paste the token again.";
         return token_step(auth, 400, Some(sentence));
     };
-    let Some(token_scope) = services.credentials.scope_of_source(&opened.source) else {
+    let Some(token) = services.credentials.tagged(&opened.tag, &oauth.keys) else {
         let sentence = "The token pasted before is no longer accepted. Paste a current one.";
         return token_step(auth, 400, Some(sentence));
     };
+    let token_scope = token.scope;
     if form::field(fields, "decision") == Some("deny") {
         return auth.redirect(&[("error", "access_denied")], oauth);
     }
@@ -251,7 +252,7 @@ async fn choice(
         challenge: auth.challenge.clone(),
         resource: oauth.resource.clone(),
         scope: chosen.to_wire(),
-        source: opened.source,
+        tag: token.tag.to_owned(),
         client: auth.client.name.clone(),
         nonce: services.ids.new_id(),
         expires_at: req.now_ms + CODE_MS,

@@ -469,24 +469,25 @@ async fn exchange(
     let Some(scope) = Scope::from_wire(&code.scope) else {
         return invalid("the code is malformed");
     };
-    if !services.credentials.source_covers(&code.source, &scope) {
+    let pasted = services.credentials.tagged(&code.tag, &oauth.keys);
+    let Some(pasted) = pasted.filter(|pasted| pasted.scope.covers(&scope)) else {
         return invalid("the token this code was granted with is no longer accepted");
-    }
+    };
     let grant = services.ids.new_id();
-    let refresh = refresh_token(&grant, &code.source, 0, oauth);
+    let refresh = refresh_token(&grant, pasted.tag, 0, oauth);
     let new = NewGrant {
         id: &grant,
         code_hash: &hash(presented),
         client_id,
         client_name: &code.client,
         scope: &code.scope,
-        source: &code.source,
+        source: pasted.source,
         refresh_hash: &hash(&refresh),
         now_ms: now,
         expires_at: now + GRANT_MS,
     };
     match grants::make_grant(services.db, &new).await {
-        Ok(Made::Made) => tokens(&grant, &scope, &code.source, &code.client, refresh, now, oauth),
+        Ok(Made::Made) => tokens(&grant, &scope, pasted.tag, &code.client, refresh, now, oauth),
         Ok(Made::Replayed) => invalid(
             "the code was used already; the access it gave is revoked, authorize again",
         ),
@@ -515,16 +516,12 @@ async fn refresh(
     let Some(sealed) = seal::Refresh::open(&oauth.keys, presented) else {
         return invalid("the refresh token is not one this server issued");
     };
-    if services
-        .credentials
-        .scope_of_source(&sealed.source)
-        .is_none()
-    {
+    let Some(pasted) = services.credentials.tagged(&sealed.tag, &oauth.keys) else {
         return invalid(
             "the token this access was granted with is no longer accepted; authorize again",
         );
-    }
-    let next = refresh_token(&sealed.grant, &sealed.source, sealed.generation + 1, oauth);
+    };
+    let next = refresh_token(&sealed.grant, pasted.tag, sealed.generation + 1, oauth);
     let presented = grants::Presented {
         grant: &sealed.grant,
         client_id,
@@ -545,13 +542,13 @@ async fn refresh(
     let Some(scope) = Scope::from_wire(&renewed.scope) else {
         return invalid("the grant is malformed");
     };
-    if !services.credentials.source_covers(&sealed.source, &scope) {
+    if !pasted.scope.covers(&scope) {
         return invalid("the token this access was granted with no longer reaches what it granted; authorize again");
     }
     tokens(
         &sealed.grant,
         &scope,
-        &sealed.source,
+        pasted.tag,
         &renewed.client_name,
         next,
         now,
@@ -560,10 +557,10 @@ async fn refresh(
 }
 
 /// A grant's refresh token of one generation: always the same text (`seal::Refresh`).
-fn refresh_token(grant: &str, source: &str, generation: i64, oauth: &OAuth) -> String {
+fn refresh_token(grant: &str, tag: &str, generation: i64, oauth: &OAuth) -> String {
     seal::Refresh {
         grant: grant.to_owned(),
-        source: source.to_owned(),
+        tag: tag.to_owned(),
         generation,
     }
     .seal(&oauth.keys)
@@ -578,7 +575,7 @@ fn hash(token: &str) -> String {
 fn tokens(
     grant: &str,
     scope: &Scope,
-    source: &str,
+    tag: &str,
     client: &str,
     refresh: String,
     now: i64,
@@ -587,7 +584,7 @@ fn tokens(
     let access = seal::Access {
         grant: grant.to_owned(),
         scope: scope.to_wire(),
-        source: source.to_owned(),
+        tag: tag.to_owned(),
         client: client.to_owned(),
         resource: oauth.resource.clone(),
         // Each is checked without a read (`http::authenticate`); a revoked grant is refused by

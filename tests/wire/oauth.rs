@@ -1500,7 +1500,7 @@ fn a_clients_secret_is_its_own_and_outlives_a_key_rolled_in_before_it() {
 }
 
 /// A server whose `OAUTH_KEY` is `key`.
-fn server_with_key(key: &str) -> Server {
+pub(crate) fn server_with_key(key: &str) -> Server {
     Server::with_vars(&[
         (AUTH_TOKEN_VAR, TOKEN),
         (PROJECT_TOKENS_VAR, "project-token=alpha"),

@@ -2,11 +2,14 @@
 //! outlive a conversation without a refresh yet end at once when their grant does, a refresh
 //! token whatever the scope asked. The rest of OAuth's rules are in `oauth`.
 
+use handoff_mcp::base64;
+use handoff_mcp::crypto;
+use handoff_mcp::seal;
 use serde_json::json;
 
 use crate::oauth::{
-    call, consent, exchange, granted, public_client, refresh, server, text_of, Request, OWN,
-    PROJECT,
+    call, consent, consent_post, exchange, granted, public_client, refresh, server,
+    server_with_key, text_of, ticket_of, Request, KEY, OWN, PROJECT,
 };
 use crate::support::TOKEN;
 
@@ -123,4 +126,116 @@ fn the_token_just_replaced_gets_the_same_answer_twice_at_most() {
         r3.as_str()
     );
     assert_eq!(refresh(&s, &client, &r3).status, 200);
+}
+
+/// What anyone holding a sealed value reads in it: its fields, one a line.
+fn fields_of(sealed: &str) -> String {
+    let payload = sealed.split('.').nth(1).expect("a sealed value");
+    String::from_utf8(base64::url_decode(payload).unwrap()).unwrap()
+}
+
+/// Review finding 2: the ticket, the code, the access and refresh tokens carried the plain
+/// SHA-256 of the token pasted for them, which a dictionary turns back into a short token.
+#[test]
+fn nothing_handed_out_carries_the_pasted_tokens_hash() {
+    let plain = crypto::sha256_hex(PROJECT.as_bytes());
+    let tag_under = |key: &str| {
+        let s = server_with_key(key);
+        let client = public_client(&s, "Test client");
+        let request = Request::new(&client);
+        let (page, _) = consent_post(&s, &request, &[("token", PROJECT)]);
+        let ticket = ticket_of(&page);
+        let code = consent(&s, &request, PROJECT, &[]);
+        let tokens = exchange(&s, &client, &code).json();
+        let first = tokens["refresh_token"].as_str().unwrap();
+        let next = refresh(&s, &client, first).json();
+        let handed_out = [
+            client.as_str(),
+            &ticket,
+            &code,
+            tokens["access_token"].as_str().unwrap(),
+            first,
+            next["access_token"].as_str().unwrap(),
+            next["refresh_token"].as_str().unwrap(),
+        ];
+        for value in handed_out {
+            let fields = fields_of(value);
+            assert!(!fields.contains(&plain), "{fields}");
+            assert!(!fields.contains(PROJECT), "{fields}");
+        }
+        // The access token's third field is the tag: the same in every value, 32 hex digits.
+        let tag = fields_of(next["access_token"].as_str().unwrap())
+            .lines()
+            .nth(2)
+            .unwrap()
+            .to_owned();
+        assert_eq!(tag.len(), 32);
+        assert!(fields_of(&code).contains(&tag) && fields_of(&ticket).contains(&tag));
+        tag
+    };
+    // Keyed: another OAUTH_KEY, another tag for the same token.
+    assert_ne!(
+        tag_under(KEY),
+        tag_under("another-oauth-key-of-thirty-two-bytes-or-more")
+    );
+}
+
+/// A refresh token handed out before tags (it carries the token's plain hash) still renews its
+/// grant, once, onto a tag: nobody connected is asked to log in again.
+#[test]
+fn a_refresh_token_from_before_tags_moves_its_grant_onto_a_tag() {
+    let s = server();
+    let (client, _) = granted(&s, PROJECT, &[]);
+    let grant = s.db.stored("SELECT id FROM oauth_grant");
+    let old = seal::Refresh {
+        grant,
+        tag: crypto::sha256_hex(PROJECT.as_bytes()),
+        generation: 0,
+    }
+    .seal(&seal::Keys::parse(KEY).unwrap());
+    // The grant as the Worker before left it: that token's hash is the current one.
+    s.db.conn
+        .execute(
+            "UPDATE oauth_grant SET refresh_hash = ?1",
+            [crypto::sha256_hex(old.as_bytes())],
+        )
+        .unwrap();
+    let renewed = refresh(&s, &client, &old);
+    assert_eq!(renewed.status, 200, "{}", renewed.body);
+    let renewed = renewed.json();
+    for value in ["access_token", "refresh_token"] {
+        let fields = fields_of(renewed[value].as_str().unwrap());
+        assert!(
+            !fields.contains(&crypto::sha256_hex(PROJECT.as_bytes())),
+            "{fields}"
+        );
+    }
+    let access = renewed["access_token"].as_str().unwrap();
+    assert_eq!(call(&s, access, "get_state", json!({})).status, 200);
+    let next = renewed["refresh_token"].as_str().unwrap();
+    assert_eq!(refresh(&s, &client, next).status, 200);
+}
+
+/// Rolling `OAUTH_KEY` over as docs/oauth.md says: the new key added first, what the old one
+/// sealed holds and its grant moves on to the new key (and its tag) at the next refresh; the
+/// old key removed then, what the new key sealed lives on.
+#[test]
+fn a_key_rolled_over_keeps_every_grant_that_refreshed_meanwhile() {
+    const NEW: &str = "a-newer-key-of-thirty-two-bytes-or-more";
+    let mut s = server_with_key(KEY);
+    let (client, tokens) = granted(&s, PROJECT, &[]);
+    let access = tokens["access_token"].as_str().unwrap();
+    s.config = server_with_key(&format!("{NEW},{KEY}")).config;
+    assert_eq!(call(&s, access, "get_state", json!({})).status, 200);
+    let moved = refresh(&s, &client, tokens["refresh_token"].as_str().unwrap());
+    assert_eq!(moved.status, 200, "{}", moved.body);
+    let moved = moved.json();
+    s.config = server_with_key(NEW).config;
+    assert_eq!(call(&s, access, "get_state", json!({})).status, 401);
+    let access = moved["access_token"].as_str().unwrap();
+    assert_eq!(call(&s, access, "get_state", json!({})).status, 200);
+    // The registration itself was sealed by the old key, and ends with it, as documented; a
+    // metadata-document client's id is its URL and lives on.
+    let next = refresh(&s, &client, moved["refresh_token"].as_str().unwrap());
+    assert_eq!(next.json()["error"], "invalid_client");
 }
