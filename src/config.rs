@@ -294,6 +294,8 @@ pub enum Problem {
     Access,
     /// A token given earlier with a different scope.
     ConflictingScope,
+    /// A token shorter than `TOKEN_MIN` on a public deployment (`token_min`).
+    Short,
 }
 
 impl fmt::Display for Misconfigured {
@@ -310,6 +312,9 @@ impl fmt::Display for Misconfigured {
             }
             Problem::Access => "ends in something other than the project id or ':read'",
             Problem::ConflictingScope => "repeats a token given earlier with a different scope",
+            Problem::Short => {
+                "has a token shorter than 32 characters, which a public deployment (PUBLIC_URL not on loopback) refuses: make one with `openssl rand -hex 32`"
+            }
         };
         write!(f, "{} entry {} {rule}", self.var, self.position)
     }
@@ -331,6 +336,7 @@ impl Config {
             credentials: credentials(
                 lookup(AUTH_TOKEN_VAR).as_deref(),
                 lookup(PROJECT_TOKENS_VAR).as_deref(),
+                token_min(lookup(PUBLIC_URL_VAR).as_deref()),
             ),
             allowed_origins,
             focus_stale_days,
@@ -371,6 +377,36 @@ fn oauth(
     })
 }
 
+/// The shortest token a public deployment takes: a token of 32 random characters or more
+/// cannot be guessed through the consent page or any other door (`scripts/deploy` makes 64 hex
+/// digits).
+pub const TOKEN_MIN: usize = 32;
+
+/// The shortest token this deployment takes (`PUBLIC_URL`'s value): `TOKEN_MIN` when it names a
+/// host other than this machine's, none for local development (on loopback, as scripts/dev and
+/// scripts/test set it, or unset, when OAuth is off).
+pub fn token_min(public_url: Option<&str>) -> usize {
+    let url = public_url.map(str::trim).unwrap_or_default();
+    let local = url.is_empty()
+        || url
+            .split_once("://")
+            .is_some_and(|(_, rest)| is_loopback_host(host_of(rest)));
+    match local {
+        true => 0,
+        false => TOKEN_MIN,
+    }
+}
+
+/// The host of what follows a URL's `://`: up to a port, a path or the end, without an IPv6
+/// literal's brackets.
+fn host_of(rest: &str) -> &str {
+    let authority = rest.split('/').next().unwrap_or_default();
+    match authority.strip_prefix('[') {
+        Some(v6) => v6.split_once(']').map_or("", |(host, _)| host),
+        None => authority.split(':').next().unwrap_or_default(),
+    }
+}
+
 /// `https://host[:port]`, or `http://` with a loopback host (local development): an origin
 /// with nothing after it.
 pub fn is_origin(url: &str) -> bool {
@@ -379,10 +415,7 @@ pub fn is_origin(url: &str) -> bool {
         Some(("http", rest)) => (false, rest),
         _ => return false,
     };
-    let host = match rest.strip_prefix('[') {
-        Some(v6) => v6.split_once(']').map_or("", |(host, _)| host),
-        None => rest.split(':').next().unwrap_or_default(),
-    };
+    let host = host_of(rest);
     let plain = rest
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b));
@@ -402,11 +435,17 @@ pub fn is_loopback_host(host: &str) -> bool {
 }
 
 /// Parses both credential variables: AUTH_TOKEN's tokens reach everything, PROJECT_TOKENS'
-/// entries one project each. An unset or blank variable holds no token.
+/// entries one project each, each token `shortest` characters or more. An unset or blank
+/// variable holds no token.
 fn credentials(
     auth_tokens: Option<&str>,
     project_tokens: Option<&str>,
+    shortest: usize,
 ) -> Result<Credentials, Misconfigured> {
+    let long = |token: &str| match token.len() < shortest {
+        true => Err(Problem::Short),
+        false => Ok(()),
+    };
     let mut credentials = Credentials::default();
     for (position, entry) in entries(auth_tokens) {
         let fail = |problem| Misconfigured {
@@ -415,6 +454,7 @@ fn credentials(
             problem,
         };
         let token = token(entry).map_err(fail)?;
+        long(token).map_err(fail)?;
         credentials.add(token, Scope::All).map_err(fail)?;
     }
     for (position, entry) in entries(project_tokens) {
@@ -424,6 +464,7 @@ fn credentials(
             problem,
         };
         let (token, scope) = project_entry(entry).map_err(fail)?;
+        long(token).map_err(fail)?;
         credentials.add(token, scope).map_err(fail)?;
     }
     Ok(credentials)
@@ -554,6 +595,7 @@ mod tests {
         let cfg = Config::from_lookup(|k| match k {
             AUTH_TOKEN_VAR => Some("s3cret".into()),
             PROJECT_TOKENS_VAR => Some("sc0ped=p:read".into()),
+            PUBLIC_URL_VAR => None,
             _ => Some(" https://A.example/ , ,http://b.example".into()),
         });
         assert_eq!(
@@ -805,6 +847,19 @@ mod tests {
         }
         for host in ["127.0.0.1", "127.1.2.3", "LOCALHOST", "::1"] {
             assert!(is_loopback_host(host), "{host}");
+        }
+        for (url, min) in [
+            (None, 0),
+            (Some(" "), 0),
+            (Some("http://127.0.0.1:8787"), 0),
+            (Some("http://localhost:1/"), 0),
+            (Some("http://[::1]:9"), 0),
+            (Some("https://mcp.example"), 32),
+            (Some("https://127.0.0.1.evil.example"), 32),
+            (Some("https://[2001:db8::1]"), 32),
+            (Some("mcp.example"), 32),
+        ] {
+            assert_eq!(token_min(url), min, "{url:?}");
         }
         for host in [
             "127.0.0.1.evil.example",

@@ -11,7 +11,7 @@
 
 use super::client::{self, Client};
 use super::{Fetched, Outcome, Services, CODE_MS, READ_SCOPE, TICKET_MS, WRITE_SCOPE};
-use crate::config::{tag_of, OAuth};
+use crate::config::{tag_of, token_min, OAuth};
 use crate::form;
 use crate::html::{self, Html};
 use crate::http::{Request, Response};
@@ -177,6 +177,15 @@ pub async fn post(
             .into();
     }
     let token = form::field(&fields, "token").unwrap_or_default().trim();
+    // Held to the rule the configured tokens are (`config::token_min`): on a public deployment a
+    // shorter one is no token of this server's, and the sentence says why.
+    if token.len() < token_min(Some(&oauth.issuer)) {
+        let sentence = "A token of this server is 32 characters or more. Paste the whole token, as it is in AUTH_TOKEN or PROJECT_TOKENS.";
+        return Outcome {
+            response: token_step(&auth, 401, Some(sentence)),
+            denied: !token.is_empty(),
+        };
+    }
     let Some(scope) = services.credentials.scope_of(token) else {
         let sentence = "That is not a token this server accepts. Paste the whole token, as it is in AUTH_TOKEN or PROJECT_TOKENS.";
         return Outcome {

@@ -11,13 +11,15 @@ use handoff_mcp::seal;
 use serde_json::{json, Value as Json};
 
 use crate::golden;
-use crate::support::{Reply, Server, ORIGIN, TOKEN};
+use crate::support::{Reply, Server, ORIGIN};
 
 pub(crate) const KEY: &str = "an-oauth-key-of-thirty-two-bytes-or-more";
 /// The project token: read and write `alpha` only.
-pub(crate) const PROJECT: &str = "project-token";
+/// The full-access token: as long as a public deployment requires (`config::TOKEN_MIN`).
+pub(crate) const TOKEN: &str = "a-full-access-token-of-32-characters-at-least";
+pub(crate) const PROJECT: &str = "a-project-token-of-32-characters-at-least";
 /// A read-only project token of `alpha`.
-pub(crate) const READER: &str = "reader-token";
+pub(crate) const READER: &str = "a-reader-token-of-32-characters-at-least";
 pub(crate) const CALLBACK: &str = "http://127.0.0.1:33418/callback";
 pub(crate) const RESOURCE: &str = "https://handoff.example/mcp";
 pub(crate) const VERIFIER: &str = "a-pkce-verifier-of-forty-three-characters-at-least";
@@ -29,7 +31,7 @@ pub(crate) fn server() -> Server {
         (AUTH_TOKEN_VAR, TOKEN),
         (
             PROJECT_TOKENS_VAR,
-            "project-token=alpha,reader-token=alpha:read",
+            &format!("{PROJECT}=alpha,{READER}=alpha:read"),
         ),
     ])
 }
@@ -38,7 +40,9 @@ pub(crate) fn server() -> Server {
 pub(crate) fn server_with(credentials: &[(&str, &str)]) -> Server {
     let mut vars = vec![(OAUTH_KEY_VAR, KEY), (PUBLIC_URL_VAR, ORIGIN)];
     vars.extend_from_slice(credentials);
-    Server::with_vars(&vars)
+    let s = Server::with_vars(&vars);
+    s.credential(&format!("/{TOKEN}/mcp"), None);
+    s
 }
 
 pub(crate) fn challenge(verifier: &str) -> String {
@@ -974,7 +978,11 @@ fn the_consent_page_counts_a_wrong_token_and_never_shows_one() {
     let s = server();
     let client = public_client(&s, "Counter");
     let request = Request::new(&client);
-    let (wrong, counted) = consent_post(&s, &request, &[("token", "not-a-token")]);
+    let (wrong, counted) = consent_post(
+        &s,
+        &request,
+        &[("token", "not-a-token-but-long-enough-for-one")],
+    );
     assert_eq!((wrong.status, counted), (401, true));
     assert!(wrong
         .body
@@ -1503,7 +1511,7 @@ fn a_clients_secret_is_its_own_and_outlives_a_key_rolled_in_before_it() {
 pub(crate) fn server_with_key(key: &str) -> Server {
     Server::with_vars(&[
         (AUTH_TOKEN_VAR, TOKEN),
-        (PROJECT_TOKENS_VAR, "project-token=alpha"),
+        (PROJECT_TOKENS_VAR, &format!("{PROJECT}=alpha")),
         (OAUTH_KEY_VAR, key),
         (PUBLIC_URL_VAR, ORIGIN),
     ])
@@ -1517,7 +1525,7 @@ fn a_token_narrowed_narrows_every_grant_made_with_it() {
     let client2 = public_client(&s, "Later");
     let code = consent(&s, &Request::new(&client2), TOKEN, &[("reach", "all")]);
     // The same token, now a project token of alpha: a grant of every project is wider than it.
-    s.config = server_with(&[(PROJECT_TOKENS_VAR, "test-token=alpha")]).config;
+    s.config = server_with(&[(PROJECT_TOKENS_VAR, &format!("{TOKEN}=alpha"))]).config;
     let access = tokens["access_token"].as_str().unwrap();
     assert_eq!(
         call(&s, access, "get_state", json!({"project_id": "alpha"})).status,
@@ -1642,10 +1650,10 @@ fn the_longest_client_name_is_still_marked_as_oauth_in_the_history() {
 /// refused as a guess.
 #[test]
 fn a_configured_token_shaped_as_an_access_token_is_still_that_token() {
-    let s = server_with(&[(AUTH_TOKEN_VAR, "hma.a-token-that-looks-sealed")]);
+    let s = server_with(&[(AUTH_TOKEN_VAR, "hma.a-token-that-looks-sealed-and-is-long")]);
     let reply = call(
         &s,
-        "hma.a-token-that-looks-sealed",
+        "hma.a-token-that-looks-sealed-and-is-long",
         "set_north_star",
         json!({"project_id": "alpha", "text": "alpha"}),
     );

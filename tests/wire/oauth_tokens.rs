@@ -3,15 +3,16 @@
 //! token whatever the scope asked. The rest of OAuth's rules are in `oauth`.
 
 use handoff_mcp::base64;
+use handoff_mcp::config::{AUTH_TOKEN_VAR, PROJECT_TOKENS_VAR, PUBLIC_URL_VAR};
 use handoff_mcp::crypto;
 use handoff_mcp::seal;
 use serde_json::json;
 
 use crate::oauth::{
     call, consent, consent_post, exchange, granted, public_client, refresh, server,
-    server_with_key, text_of, ticket_of, Request, KEY, OWN, PROJECT,
+    server_with_key, text_of, ticket_of, Request, KEY, OWN, PROJECT, TOKEN,
 };
-use crate::support::TOKEN;
+use crate::support::Server;
 
 const HOUR_MS: i64 = 3_600_000;
 const DAY_MS: i64 = 24 * HOUR_MS;
@@ -238,4 +239,82 @@ fn a_key_rolled_over_keeps_every_grant_that_refreshed_meanwhile() {
     // metadata-document client's id is its URL and lives on.
     let next = refresh(&s, &client, moved["refresh_token"].as_str().unwrap());
     assert_eq!(next.json()["error"], "invalid_client");
+}
+
+/// Review finding 3: a short token on a public deployment is guessed (through the consent
+/// page, a few thousand tries a second): the Worker refuses to run with one, as it does with a
+/// malformed token setting, and says which and why; local development keeps its short token.
+#[test]
+fn a_public_deployment_refuses_a_short_token_and_local_development_keeps_one() {
+    let short = "a-token-of-31-characters-at-mos"; // 31
+    let just = "a-token-of-32-characters-at-most"; // 32
+    assert_eq!((short.len(), just.len()), (31, 32));
+    let both = format!("{just},{short}");
+    let public = |vars: &[(&str, &str)]| {
+        let mut all = vec![(PUBLIC_URL_VAR, "https://handoff.example")];
+        all.extend_from_slice(vars);
+        Server::with_vars(&all)
+    };
+    let cases = [
+        (
+            vec![(AUTH_TOKEN_VAR, just), (PROJECT_TOKENS_VAR, "short=alpha")],
+            "PROJECT_TOKENS entry 1",
+        ),
+        (vec![(AUTH_TOKEN_VAR, &both)], "AUTH_TOKEN entry 2"),
+    ];
+    for (vars, which) in cases {
+        let s = public(&vars);
+        assert_eq!(
+            s.config.credentials.as_ref().unwrap_err().to_string(),
+            format!("{which} has a token shorter than 32 characters, which a public deployment (PUBLIC_URL not on loopback) refuses: make one with `openssl rand -hex 32`")
+        );
+        for path in [
+            format!("/{just}/mcp"),
+            format!("/{just}/"),
+            "/authorize".into(),
+        ] {
+            let reply = s.http("GET", &path, &[], b"");
+            assert_eq!(reply.status, 503, "{path}");
+            assert!(reply.body.contains("misconfigured"), "{}", reply.body);
+        }
+        assert_eq!(s.http("GET", "/healthz", &[], b"").status, 200);
+    }
+    // 32 characters is enough; on loopback (scripts/dev, scripts/test) or without PUBLIC_URL a
+    // short token works.
+    let s = public(&[(AUTH_TOKEN_VAR, just)]);
+    s.credential(&format!("/{just}/mcp"), None);
+    s.ok(
+        "set_north_star",
+        json!({"project_id": "alpha", "text": "a"}),
+    );
+    for url in [
+        "http://127.0.0.1:8787",
+        "http://localhost:8787",
+        "http://[::1]:8787",
+        "",
+    ] {
+        let s = Server::with_vars(&[(PUBLIC_URL_VAR, url), (AUTH_TOKEN_VAR, "local-dev-token")]);
+        s.credential("/local-dev-token/mcp", None);
+        s.ok(
+            "set_north_star",
+            json!({"project_id": "alpha", "text": "a"}),
+        );
+    }
+}
+
+/// The token pasted on a public deployment's consent page is held to the same rule, and told so.
+#[test]
+fn the_consent_page_says_a_token_here_is_32_characters_or_more() {
+    let s = server();
+    let client = public_client(&s, "Test client");
+    let request = Request::new(&client);
+    let (page, counted) = consent_post(&s, &request, &[("token", "test-token")]);
+    assert_eq!((page.status, counted), (401, true));
+    assert!(
+        page.body
+            .contains("A token of this server is 32 characters or more."),
+        "{}",
+        page.body
+    );
+    assert!(!page.body.contains("test-token"));
 }
