@@ -72,6 +72,8 @@ pub enum Route {
     Register,
     Authorize,
     Token,
+    /// RFC 7009: a client revokes its own token.
+    Revocation,
 }
 
 /// One row of the table: a path pattern, where it goes and the methods it answers. In a
@@ -95,7 +97,7 @@ const POST_OPTIONS: &[&str] = &["POST", "OPTIONS"];
 /// Every path the Worker answers, first match wins (and the rows are walked in order, so the
 /// MCP endpoints come first). A browser cannot send a bearer header with a link, so the pages
 /// live under path tokens only.
-pub const TABLE: [Row; 25] = [
+pub const TABLE: [Row; 26] = [
     row("/healthz", Route::Healthz, &[]),
     row("/mcp", Route::Mcp, POST),
     row("/{token}/mcp", Route::Mcp, POST),
@@ -148,6 +150,7 @@ pub const TABLE: [Row; 25] = [
     row("/register", Route::Register, POST_OPTIONS),
     row("/authorize", Route::Authorize, GET_POST),
     row("/token", Route::Token, POST_OPTIONS),
+    row("/revoke", Route::Revocation, POST_OPTIONS),
 ];
 
 const fn row(pattern: &'static str, route: Route, allow: &'static [&'static str]) -> Row {
@@ -361,6 +364,7 @@ fn oauth_step(req: &Request<'_>, found: &Found<'_>) -> Option<Step> {
         Route::Authorize if post => Step::Consent,
         Route::Authorize => Step::Authorize,
         Route::Token => Step::Token,
+        Route::Revocation => Step::Revocation,
         _ => return None,
     })
 }
@@ -515,7 +519,8 @@ fn web_action(req: &Request<'_>, found: &Found<'_>) -> Result<Page, Error> {
         | Route::ServerMetadata
         | Route::Register
         | Route::Authorize
-        | Route::Token => {
+        | Route::Token
+        | Route::Revocation => {
             return Err(Error::Internal {
                 detail: "a route that is not a page was planned as one".into(),
             })

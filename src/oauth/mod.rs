@@ -60,6 +60,8 @@ pub enum Step {
     Consent,
     /// `POST /token`.
     Token,
+    /// `POST /revoke` (RFC 7009).
+    Revocation,
     /// `OPTIONS` on any of them: a browser's CORS preflight.
     Preflight,
 }
@@ -67,7 +69,10 @@ pub enum Step {
 impl Step {
     /// Whether the shell must read the body before `serve`.
     pub fn reads_body(self) -> bool {
-        matches!(self, Step::Register | Step::Consent | Step::Token)
+        matches!(
+            self,
+            Step::Register | Step::Consent | Step::Token | Step::Revocation
+        )
     }
 }
 
@@ -122,6 +127,7 @@ pub async fn serve(
         Step::Authorize => consent::page(req, fetched, oauth).into(),
         Step::Consent => consent::post(req, body, fetched, oauth, services).await,
         Step::Token => token(req, body, oauth, services).await.into(),
+        Step::Revocation => revoke(req, body, oauth, services).await.into(),
         Step::Preflight => preflight().into(),
     }
 }
@@ -211,6 +217,8 @@ pub fn server_metadata(oauth: &OAuth) -> Json {
         "authorization_endpoint": at("/authorize"),
         "token_endpoint": at("/token"),
         "registration_endpoint": at("/register"),
+        "revocation_endpoint": at("/revoke"),
+        "revocation_endpoint_auth_methods_supported": client::AUTH_METHODS,
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
         "grant_types_supported": ["authorization_code", "refresh_token"],
@@ -426,6 +434,42 @@ async fn token(req: &Request<'_>, body: &[u8], oauth: &OAuth, services: &Service
         ),
         None => oauth_error(400, "invalid_request", "grant_type is missing"),
     }
+}
+
+/// RFC 7009: a client revokes its own refresh or access token, authenticated as at `/token`.
+/// Either ends the whole grant at once (its access tokens reach storage only while it is live,
+/// `store::oauth::Guarded`). A token that is not this server's, or is another client's, or whose
+/// grant has ended, is answered 200 too and ends nothing (§2.2: the client can do nothing with
+/// such an error).
+async fn revoke(
+    req: &Request<'_>,
+    body: &[u8],
+    oauth: &OAuth,
+    services: &Services<'_>,
+) -> Response {
+    let fields = match form::decode(body) {
+        Ok(fields) => fields,
+        Err(why) => return oauth_error(400, "invalid_request", &format!("the body {why}")),
+    };
+    let client_id = match token_client(req, &fields, oauth) {
+        Ok(id) => id,
+        Err(refusal) => return refusal,
+    };
+    let Some(token) = form::field(&fields, "token") else {
+        return oauth_error(400, "invalid_request", "token is missing");
+    };
+    // The hint (`token_type_hint`) is not needed: each kind of token says what it is.
+    let grant = seal::Refresh::open(&oauth.keys, token)
+        .map(|refresh| refresh.grant)
+        .or_else(|| seal::Access::open(&oauth.keys, token).map(|access| access.grant));
+    if let Some(grant) = grant {
+        if let Err(error) =
+            grants::revoke_by_client(services.db, &grant, &client_id, req.now_ms).await
+        {
+            return storage_failure(&error);
+        }
+    }
+    public_json(200, &json!({}))
 }
 
 /// A code's exchange: everything the code is bound to is checked, then one batch makes the grant

@@ -345,3 +345,24 @@ pub async fn revoke_grant(
     );
     db.batch(vec![stmt]).await.map(drop)
 }
+
+/// Ends a live grant at its own client's request (RFC 7009), at once.
+const REVOKE_BY_CLIENT: Query = Query::no_rows(
+    "UPDATE oauth_grant SET revoked_at = ?3, revoked_why = 'revoked by its client' \
+     WHERE id = ?1 AND client_id = ?2 AND revoked_at IS NULL",
+);
+
+/// Revokes grant `id` if `client_id` is its client; another client's grant, or one already
+/// ended, is left as it is.
+pub async fn revoke_by_client(
+    db: &dyn Sql,
+    id: &str,
+    client_id: &str,
+    now_ms: i64,
+) -> Result<(), StoreError> {
+    let stmt = Stmt::new(
+        REVOKE_BY_CLIENT,
+        vec![id.into(), client_id.into(), Value::Int(now_ms)],
+    );
+    db.batch(vec![stmt]).await.map(drop)
+}

@@ -9,8 +9,8 @@ use handoff_mcp::seal;
 use serde_json::json;
 
 use crate::oauth::{
-    call, consent, consent_post, exchange, granted, public_client, refresh, server,
-    server_with_key, text_of, ticket_of, Request, KEY, OWN, PROJECT, TOKEN,
+    call, consent, consent_post, exchange, form_body, granted, public_client, refresh, register,
+    server, server_with_key, text_of, ticket_of, Request, CALLBACK, FORM, KEY, OWN, PROJECT, TOKEN,
 };
 use crate::support::Server;
 
@@ -317,4 +317,158 @@ fn the_consent_page_says_a_token_here_is_32_characters_or_more() {
         page.body
     );
     assert!(!page.body.contains("test-token"));
+}
+
+fn revoke(s: &Server, fields: &[(&str, &str)]) -> crate::support::Reply {
+    s.http("POST", "/revoke", &[FORM], form_body(fields).as_bytes())
+}
+
+/// Review finding 6: a client's "disconnect" could not end its grant. RFC 7009 at `/revoke`,
+/// advertised: a refresh or an access token, its own, ends the whole grant at once.
+#[test]
+fn a_client_revokes_its_own_grant_with_either_token() {
+    let s = server();
+    let metadata = s.http("GET", "/.well-known/oauth-authorization-server", &[], b"");
+    assert_eq!(
+        metadata.json()["revocation_endpoint"],
+        "https://handoff.example/revoke"
+    );
+    assert_eq!(
+        metadata.json()["revocation_endpoint_auth_methods_supported"],
+        json!(["none", "client_secret_post", "client_secret_basic"])
+    );
+    for kind in ["refresh_token", "access_token"] {
+        let s = server();
+        let (client, tokens) = granted(&s, PROJECT, &[]);
+        let access = tokens["access_token"].as_str().unwrap();
+        let presented = tokens[kind].as_str().unwrap();
+        call(&s, access, "set_north_star", json!({"text": "alpha"}));
+        // Another client's revocation of it ends nothing, and is answered as any other.
+        let other = public_client(&s, "Other");
+        let foreign = revoke(&s, &[("token", presented), ("client_id", &other)]);
+        assert_eq!((foreign.status, foreign.body.as_str()), (200, "{}"));
+        assert_eq!(
+            call(&s, access, "get_state", json!({})).status,
+            200,
+            "{kind}"
+        );
+        let revoked = revoke(
+            &s,
+            &[
+                ("token", presented),
+                ("token_type_hint", kind),
+                ("client_id", &client),
+            ],
+        );
+        assert_eq!(
+            (revoked.status, revoked.body.as_str()),
+            (200, "{}"),
+            "{kind}"
+        );
+        assert_eq!(revoked.header("access-control-allow-origin"), Some("*"));
+        for (tool, arguments) in [
+            ("get_state", json!({})),
+            ("set_north_star", json!({"text": "after"})),
+        ] {
+            assert_eq!(
+                call(&s, access, tool, arguments).status,
+                401,
+                "{kind} {tool}"
+            );
+        }
+        let refresh_token = tokens["refresh_token"].as_str().unwrap();
+        assert_eq!(refresh(&s, &client, refresh_token).status, 400, "{kind}");
+        assert_eq!(s.db.stored("SELECT north_star FROM project"), "alpha");
+        assert_eq!(
+            s.db.stored("SELECT revoked_why FROM oauth_grant"),
+            "revoked by its client"
+        );
+        // Again, or a token that is not this server's: 200, nothing to end.
+        assert_eq!(
+            revoke(&s, &[("token", presented), ("client_id", &client)]).status,
+            200
+        );
+        assert_eq!(
+            revoke(&s, &[("token", "hmr.forged.x"), ("client_id", &client)]).status,
+            200
+        );
+    }
+}
+
+/// The revocation endpoint authenticates its client as `/token` does, and asks for a token.
+#[test]
+fn revocation_authenticates_the_client_and_needs_a_token() {
+    let s = server();
+    let reply = register(
+        &s,
+        json!({"client_name": "Secretive", "redirect_uris": [CALLBACK]}),
+    );
+    let registered = reply.json();
+    let client = registered["client_id"].as_str().unwrap();
+    let secret = registered["client_secret"].as_str().unwrap();
+    let request = Request::new(client);
+    let code = consent(&s, &request, PROJECT, &[]);
+    let tokens = s
+        .http(
+            "POST",
+            "/token",
+            &[FORM],
+            form_body(&[
+                ("grant_type", "authorization_code"),
+                ("code", &code),
+                ("code_verifier", crate::oauth::VERIFIER),
+                ("client_id", client),
+                ("client_secret", secret),
+            ])
+            .as_bytes(),
+        )
+        .json();
+    let presented = tokens["refresh_token"].as_str().unwrap();
+    let wrong = revoke(
+        &s,
+        &[
+            ("token", presented),
+            ("client_id", client),
+            ("client_secret", "nope"),
+        ],
+    );
+    assert_eq!(wrong.status, 401);
+    assert_eq!(wrong.json()["error"], "invalid_client");
+    let nobody = revoke(&s, &[("token", presented)]);
+    assert_eq!(nobody.json()["error"], "invalid_request");
+    let no_token = revoke(&s, &[("client_id", client), ("client_secret", secret)]);
+    assert_eq!(
+        no_token.json(),
+        json!({"error": "invalid_request", "error_description": "token is missing"})
+    );
+    assert_eq!(
+        s.db.stored("SELECT coalesce(revoked_why, '-') FROM oauth_grant"),
+        "-"
+    );
+    let done = revoke(
+        &s,
+        &[
+            ("token", presented),
+            ("client_id", client),
+            ("client_secret", secret),
+        ],
+    );
+    assert_eq!(done.status, 200);
+    assert_eq!(
+        s.db.stored("SELECT revoked_why FROM oauth_grant"),
+        "revoked by its client"
+    );
+    // Form-encoded only, POST only, and a preflight for browser clients.
+    let json_body = s.http(
+        "POST",
+        "/revoke",
+        &[("Content-Type", "application/json")],
+        b"{}",
+    );
+    assert_eq!(json_body.status, 415);
+    assert_eq!(s.http("GET", "/revoke", &[], b"").status, 405);
+    assert_eq!(s.http("OPTIONS", "/revoke", &[], b"").status, 204);
+    // With OAuth off it is not there, as every OAuth path.
+    let off = Server::new().http("POST", "/revoke", &[FORM], b"token=x");
+    assert_eq!((off.status, off.body.as_str()), (404, "Not Found"));
 }
