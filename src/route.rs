@@ -331,8 +331,9 @@ fn healthz(config: &Config) -> Response {
 }
 
 /// A 401 as OAuth's clients need it once OAuth is on: its `WWW-Authenticate` names the
-/// protected-resource metadata (RFC 9728 §5.1). Off, it stays the bare scheme, so no client
-/// starts a flow this server would not finish.
+/// protected-resource metadata (RFC 9728 §5.1) and the scopes to ask for (RFC 6750 §3, which
+/// the MCP spec has clients use first). Off, it stays the bare scheme, so no client starts a
+/// flow this server would not finish.
 fn with_metadata(mut response: Response, config: &Config) -> Response {
     let Ok(oauth) = &config.oauth else {
         return response;
@@ -341,12 +342,16 @@ fn with_metadata(mut response: Response, config: &Config) -> Response {
         return response;
     }
     let url = oauth::resource_metadata_url(oauth);
+    let head = format!(
+        "Bearer resource_metadata=\"{url}\", scope=\"{} {}\"",
+        oauth::READ_SCOPE,
+        oauth::WRITE_SCOPE
+    );
     for (name, value) in &mut response.headers {
         if *name == "www-authenticate" && value.starts_with("Bearer") {
-            let params = value["Bearer".len()..].trim_start();
-            *value = match params {
-                "" => format!("Bearer resource_metadata=\"{url}\""),
-                params => format!("Bearer resource_metadata=\"{url}\", {params}"),
+            *value = match value["Bearer".len()..].trim_start() {
+                "" => head.clone(),
+                params => format!("{head}, {params}"),
             };
         }
     }

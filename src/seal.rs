@@ -162,12 +162,14 @@ impl Access {
 
 /// An authorization code's claims: bound to the client, its redirect URI, the PKCE challenge and
 /// the resource, carrying the grant the person chose (scope, and the pasted token's tag) and the
-/// client's name;
-/// `nonce` makes each code unique (its hash burns it), `expires_at` keeps it short-lived.
+/// client's name; `redirect_sent` says whether the authorization request named the redirect URI
+/// (then the token request must too: RFC 6749 §4.1.3); `nonce` makes each code unique (its hash
+/// burns it), `expires_at` keeps it short-lived.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Code {
     pub client_id: String,
     pub redirect_uri: String,
+    pub redirect_sent: bool,
     pub challenge: String,
     pub resource: String,
     pub scope: String,
@@ -180,11 +182,13 @@ pub struct Code {
 impl Code {
     pub fn seal(&self, keys: &Keys) -> String {
         let expires = self.expires_at.to_string();
+        let sent = if self.redirect_sent { "1" } else { "" };
         keys.seal(
             Kind::Code,
             &[
                 &self.client_id,
                 &self.redirect_uri,
+                sent,
                 &self.challenge,
                 &self.resource,
                 &self.scope,
@@ -197,11 +201,12 @@ impl Code {
     }
 
     pub fn open(keys: &Keys, code: &str) -> Option<Code> {
-        let [client_id, redirect_uri, challenge, resource, scope, tag, client, nonce, expires] =
-            <[String; 9]>::try_from(keys.open(Kind::Code, code, 9)?).ok()?;
+        let [client_id, redirect_uri, sent, challenge, resource, scope, tag, client, nonce, expires] =
+            <[String; 10]>::try_from(keys.open(Kind::Code, code, 10)?).ok()?;
         Some(Code {
             client_id,
             redirect_uri,
+            redirect_sent: sent == "1",
             challenge,
             resource,
             scope,
@@ -348,6 +353,7 @@ mod tests {
         let code = Code {
             client_id: "https://claude.ai/oauth/mcp-oauth-client-metadata".into(),
             redirect_uri: "https://claude.ai/api/mcp/auth_callback".into(),
+            redirect_sent: true,
             challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM".into(),
             resource: "https://mcp.example/mcp".into(),
             scope: "all".into(),

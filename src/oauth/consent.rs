@@ -10,7 +10,9 @@
 //! `state` and `iss` (RFC 9207); denying with `error=access_denied`.
 
 use super::client::{self, Client};
-use super::{Fetched, Outcome, Services, CODE_MS, READ_SCOPE, TICKET_MS, WRITE_SCOPE};
+use super::{
+    is_our_resource, Fetched, Outcome, Services, CODE_MS, READ_SCOPE, TICKET_MS, WRITE_SCOPE,
+};
 use crate::config::{tag_of, token_min, OAuth};
 use crate::form;
 use crate::html::{self, Html};
@@ -28,6 +30,8 @@ pub const PICK_MAX: usize = 200;
 struct AuthRequest {
     client: Client,
     redirect_uri: String,
+    /// Whether the request named `redirect_uri` (then the code's exchange must too).
+    redirect_sent: bool,
     challenge: String,
     state: Option<String>,
     /// Whether the client asked for writes (`handoff:write`, or no scope of ours at all).
@@ -77,7 +81,7 @@ impl AuthRequest {
             return Err("code_challenge is not a PKCE challenge (43 to 128 characters)".into());
         }
         if let Some(resource) = get("resource") {
-            if resource != oauth.resource {
+            if !is_our_resource(resource, oauth) {
                 return Err(format!(
                     "resource \"{}\" is not this server's ({})",
                     clip(resource, 80),
@@ -89,6 +93,7 @@ impl AuthRequest {
         let ours = scopes.contains(&READ_SCOPE) || scopes.contains(&WRITE_SCOPE);
         Ok(AuthRequest {
             redirect_uri,
+            redirect_sent: get("redirect_uri").is_some(),
             challenge: challenge.to_owned(),
             state: get("state").map(str::to_owned),
             wants_write: !ours || scopes.contains(&WRITE_SCOPE),
@@ -258,6 +263,7 @@ async fn choice(
     let code = seal::Code {
         client_id: auth.client.id.clone(),
         redirect_uri: auth.redirect_uri.clone(),
+        redirect_sent: auth.redirect_sent,
         challenge: auth.challenge.clone(),
         resource: oauth.resource.clone(),
         scope: chosen.to_wire(),

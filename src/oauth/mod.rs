@@ -192,6 +192,22 @@ pub fn cache_ms(cache_control: Option<&str>) -> i64 {
     max_age.map_or(DEFAULT_MS, |s| (s.max(0) * 1000).min(MOST_MS))
 }
 
+/// Whether a client's `resource` is this server's (RFC 8707): the scheme and the host compared
+/// case-insensitively (RFC 3986 §6.2.2.1, as a client may spell them), the port and the path
+/// exactly.
+pub fn is_our_resource(given: &str, oauth: &OAuth) -> bool {
+    let parts = |uri: &str| {
+        let (scheme, rest) = uri.split_once("://")?;
+        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        Some((
+            scheme.to_ascii_lowercase(),
+            authority.to_ascii_lowercase(),
+            path.to_owned(),
+        ))
+    };
+    parts(given).is_some_and(|given| parts(&oauth.resource) == Some(given))
+}
+
 /// The URL of the protected-resource metadata of `/mcp`, which a 401 names.
 pub fn resource_metadata_url(oauth: &OAuth) -> String {
     format!("{}/.well-known/oauth-protected-resource/mcp", oauth.issuer)
@@ -416,7 +432,7 @@ async fn token(req: &Request<'_>, body: &[u8], oauth: &OAuth, services: &Service
         Err(refusal) => return refusal,
     };
     if let Some(resource) = field("resource") {
-        if resource != oauth.resource {
+        if !is_our_resource(resource, oauth) {
             return oauth_error(
                 400,
                 "invalid_target",
@@ -495,7 +511,8 @@ async fn exchange(
     if code.client_id != client_id {
         return invalid("the code was issued to another client");
     }
-    if form::field(fields, "redirect_uri").is_some_and(|uri| uri != code.redirect_uri) {
+    let redirect_uri = form::field(fields, "redirect_uri");
+    if redirect_uri.is_some_and(|uri| uri != code.redirect_uri) {
         return invalid("redirect_uri is not the one the code was issued for");
     }
     if code.resource != oauth.resource {
@@ -509,6 +526,13 @@ async fn exchange(
         || !crypto::same(challenge.as_bytes(), code.challenge.as_bytes())
     {
         return invalid("code_verifier does not match the code's challenge");
+    }
+    if redirect_uri.is_none() && code.redirect_sent {
+        return oauth_error(
+            400,
+            "invalid_request",
+            "redirect_uri is missing: the authorization request named one, so this request must name it too",
+        );
     }
     let Some(scope) = Scope::from_wire(&code.scope) else {
         return invalid("the code is malformed");

@@ -284,7 +284,7 @@ fn discovery_says_where_the_authorization_server_is_only_while_oauth_is_on() {
     assert_eq!(
         reply.header("www-authenticate"),
         Some(
-            "Bearer resource_metadata=\"https://handoff.example/.well-known/oauth-protected-resource/mcp\""
+            "Bearer resource_metadata=\"https://handoff.example/.well-known/oauth-protected-resource/mcp\", scope=\"handoff:read handoff:write\""
         )
     );
     for path in [
@@ -1359,7 +1359,7 @@ fn access_tokens_are_checked_without_a_read_and_bound_to_this_resource() {
     assert_eq!((reply.status, counted), (401, false));
     assert_eq!(
         reply.header("www-authenticate"),
-        Some("Bearer resource_metadata=\"https://handoff.example/.well-known/oauth-protected-resource/mcp\", error=\"invalid_token\", error_description=\"the access token has expired; refresh it\"")
+        Some("Bearer resource_metadata=\"https://handoff.example/.well-known/oauth-protected-resource/mcp\", scope=\"handoff:read handoff:write\", error=\"invalid_token\", error_description=\"the access token has expired; refresh it\"")
     );
     // A tool call under a grant is still one round trip: the guard rides in its batch.
     s.now.set(s.now.get() - 3_600_000);
@@ -1687,7 +1687,7 @@ fn a_configured_token_shaped_as_an_access_token_is_still_that_token() {
     assert_eq!((wrong.status, counted), (401, true));
     assert_eq!(
         wrong.header("www-authenticate"),
-        Some("Bearer resource_metadata=\"https://handoff.example/.well-known/oauth-protected-resource/mcp\"")
+        Some("Bearer resource_metadata=\"https://handoff.example/.well-known/oauth-protected-resource/mcp\", scope=\"handoff:read handoff:write\"")
     );
 }
 

@@ -417,6 +417,7 @@ fn revocation_authenticates_the_client_and_needs_a_token() {
                 ("grant_type", "authorization_code"),
                 ("code", &code),
                 ("code_verifier", crate::oauth::VERIFIER),
+                ("redirect_uri", CALLBACK),
                 ("client_id", client),
                 ("client_secret", secret),
             ])
@@ -471,4 +472,54 @@ fn revocation_authenticates_the_client_and_needs_a_token() {
     // With OAuth off it is not there, as every OAuth path.
     let off = Server::new().http("POST", "/revoke", &[FORM], b"token=x");
     assert_eq!((off.status, off.body.as_str()), (404, "Not Found"));
+}
+
+/// The review's cheap items: `resource` is this server's however its scheme and host are
+/// spelled; a code whose request named `redirect_uri` needs it
+/// at `/token` too (RFC 6749 §4.1.3).
+#[test]
+fn resource_by_case_and_redirect_uri_when_it_was_sent() {
+    // The 401's scope: `oauth::discovery_says_where_the_authorization_server_is_…` holds the
+    // whole header.
+    let s = server();
+    let client = public_client(&s, "Test client");
+    let shouting = "HTTPS://Handoff.EXAMPLE/mcp";
+    let request = Request::new(&client).with("resource", Some(shouting));
+    assert_eq!(s.http("GET", &request.target(), &[], b"").status, 200);
+    for other in [
+        "https://handoff.example/MCP",
+        "https://handoff.example:444/mcp",
+        "handoff.example/mcp",
+    ] {
+        let refused = Request::new(&client).with("resource", Some(other));
+        assert_eq!(
+            s.http("GET", &refused.target(), &[], b"").status,
+            400,
+            "{other}"
+        );
+    }
+    let code = consent(&s, &request, PROJECT, &[]);
+    let exchange_with = |code: &str, redirect_uri: Option<&str>| {
+        let mut fields = vec![
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("code_verifier", crate::oauth::VERIFIER),
+            ("client_id", client.as_str()),
+            ("resource", shouting),
+        ];
+        fields.extend(redirect_uri.map(|uri| ("redirect_uri", uri)));
+        s.http("POST", "/token", &[FORM], form_body(&fields).as_bytes())
+    };
+    let missing = exchange_with(&code, None);
+    assert_eq!(missing.status, 400);
+    assert_eq!(
+        missing.json(),
+        json!({"error": "invalid_request", "error_description": "redirect_uri is missing: the authorization request named one, so this request must name it too"})
+    );
+    let made = exchange_with(&code, Some(CALLBACK));
+    assert_eq!(made.status, 200, "{}", made.body);
+    // A request that named none (a client with one redirect URI) needs none at /token.
+    let lone = Request::new(&client).with("redirect_uri", None);
+    let code = consent(&s, &lone, PROJECT, &[]);
+    assert_eq!(exchange_with(&code, None).status, 200);
 }
