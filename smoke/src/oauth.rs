@@ -93,8 +93,9 @@ pub fn run(checks: &mut Checks, target: &Target) {
         "oauth: the authorization-server metadata has the issuer, S256, none and client ID metadata documents",
         outcome,
     );
-    let named =
-        format!("Bearer resource_metadata=\"{origin}/.well-known/oauth-protected-resource/mcp\"");
+    let named = format!(
+        "Bearer resource_metadata=\"{origin}/.well-known/oauth-protected-resource/mcp\", scope=\"handoff:read handoff:write\""
+    );
     let outcome = unauthorized.and_then(|reply| {
         status(&reply, 401)?;
         ensure(
