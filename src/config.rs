@@ -134,12 +134,11 @@ impl fmt::Display for OAuthOff {
 #[derive(Clone, Default)]
 pub struct Credentials {
     entries: Vec<(String, Scope)>,
-    /// Each entry's source (`source_of`), in the same order, made on first use: only OAuth
-    /// needs them, and a request that carries a configured token never does.
-    sources: OnceLock<Vec<String>>,
-    /// Each entry's tag (`tag_of`) under each OAuth key, key by key, made on first use. Always
-    /// asked with the same keys: a `Config`'s own.
-    tags: OnceLock<Vec<Vec<String>>>,
+    /// Each entry's tag (`tag_of`) under each OAuth key, key by key, then each entry's source
+    /// (`source_of`): what OAuth names a token by, made on first use (only OAuth needs them,
+    /// and a request that carries a configured token never does). Always asked with the same
+    /// keys, a `Config`'s own (none while OAuth is off).
+    tags: OnceLock<Vec<String>>,
 }
 
 /// A configured token as an OAuth value names it (`Credentials::tagged`): what it reaches, its
@@ -164,58 +163,34 @@ impl Credentials {
         self.select(presented, constant_time_eq)
     }
 
-    /// The scope of the configured token whose source (`source_of`) this is, if one still is:
-    /// an OAuth grant keeps the source of the token it was made with, never the token, and
-    /// ends when no configured token has it any more.
-    pub fn scope_of_source(&self, source: &str) -> Option<&Scope> {
-        let mut found = None;
-        for (i, known) in self.sources().iter().enumerate() {
-            if crypto::same(known.as_bytes(), source.as_bytes()) {
-                found = Some(i);
-            }
-        }
-        found.map(|i| &self.entries[i].1)
-    }
-
-    /// Whether the configured token with this source still reaches `scope`: what keeps a grant
-    /// alive on the page.
-    pub fn source_covers(&self, source: &str, scope: &Scope) -> bool {
-        self.scope_of_source(source)
-            .is_some_and(|reach| reach.covers(scope))
-    }
-
     /// The configured token a tag handed out in an OAuth value names (`tag_of` under any of
-    /// `keys`), if one still is: what keeps a grant, and every token issued under it, alive. A
-    /// 64-digit source (`source_of`) is taken too, from the values handed out before tags
-    /// (their last refresh tokens then move on to a tag). Every tag is compared, whichever
-    /// matched.
-    pub fn tagged(&self, tag: &str, keys: &Keys) -> Option<Tagged<'_>> {
-        let sources = self.sources();
-        let tags = self.tags.get_or_init(|| {
-            let each = |key: &Vec<u8>| self.entries.iter().map(|(t, _)| tag_of(t, key)).collect();
-            keys.all().iter().map(each).collect()
-        });
-        let mut found = None;
-        for known in tags.iter().chain([sources]) {
-            for (i, known) in known.iter().enumerate() {
-                if crypto::same(known.as_bytes(), tag.as_bytes()) {
-                    found = Some(i);
+    /// `keys`), or a grant's row by its source (`source_of`), if one still is: what keeps a
+    /// grant, and every token issued under it, alive. A source is taken from a handed-out value
+    /// too: those from before tags (their next refresh moves them onto a tag). Every name is
+    /// compared, whichever matched.
+    pub fn tagged(&self, tag: &str, keys: &[Vec<u8>]) -> Option<Tagged<'_>> {
+        let n = self.entries.len();
+        let tokens = || self.entries.iter().map(|(token, _)| token);
+        let names = self.tags.get_or_init(|| {
+            let mut names = Vec::new();
+            for key in keys.iter().map(Some).chain([None]) {
+                for token in tokens() {
+                    names.push(key.map_or_else(|| source_of(token), |key| tag_of(token, key)));
                 }
             }
+            names
+        });
+        let mut found = usize::MAX;
+        for (i, name) in names.iter().enumerate() {
+            if crypto::same(name.as_bytes(), tag.as_bytes()) {
+                found = i % n;
+            }
         }
-        found.map(|i| Tagged {
-            scope: &self.entries[i].1,
-            tag: &tags[0][i],
-            source: &sources[i],
-        })
-    }
-
-    fn sources(&self) -> &Vec<String> {
-        self.sources.get_or_init(|| {
-            self.entries
-                .iter()
-                .map(|(token, _)| source_of(token))
-                .collect()
+        let (_, scope) = self.entries.get(found)?;
+        Some(Tagged {
+            scope,
+            tag: &names[found],
+            source: &names[names.len() - n + found],
         })
     }
 
@@ -313,7 +288,7 @@ impl fmt::Display for Misconfigured {
             Problem::Access => "ends in something other than the project id or ':read'",
             Problem::ConflictingScope => "repeats a token given earlier with a different scope",
             Problem::Short => {
-                "has a token shorter than 32 characters, which a public deployment (PUBLIC_URL not on loopback) refuses: make one with `openssl rand -hex 32`"
+                "has a token shorter than 32 characters (the least unless PUBLIC_URL is http:// loopback)"
             }
         };
         write!(f, "{} entry {} {rule}", self.var, self.position)
@@ -382,28 +357,15 @@ fn oauth(
 /// digits).
 pub const TOKEN_MIN: usize = 32;
 
-/// The shortest token this deployment takes (`PUBLIC_URL`'s value): `TOKEN_MIN` when it names a
-/// host other than this machine's, none for local development (on loopback, as scripts/dev and
-/// scripts/test set it, or unset, when OAuth is off).
+/// The shortest token this deployment takes (`PUBLIC_URL`'s value): none for local development
+/// (unset, when OAuth is off, or an `http://` origin, which is on loopback (`is_origin`), as
+/// scripts/dev and scripts/test set it), else `TOKEN_MIN`.
 pub fn token_min(public_url: Option<&str>) -> usize {
-    let url = public_url.map(str::trim).unwrap_or_default();
-    let local = url.is_empty()
-        || url
-            .split_once("://")
-            .is_some_and(|(_, rest)| is_loopback_host(host_of(rest)));
+    let url = public_url.map_or("", |url| url.trim().trim_end_matches('/'));
+    let local = url.is_empty() || (url.starts_with("http:") && is_origin(url));
     match local {
         true => 0,
         false => TOKEN_MIN,
-    }
-}
-
-/// The host of what follows a URL's `://`: up to a port, a path or the end, without an IPv6
-/// literal's brackets.
-fn host_of(rest: &str) -> &str {
-    let authority = rest.split('/').next().unwrap_or_default();
-    match authority.strip_prefix('[') {
-        Some(v6) => v6.split_once(']').map_or("", |(host, _)| host),
-        None => authority.split(':').next().unwrap_or_default(),
     }
 }
 
@@ -415,7 +377,10 @@ pub fn is_origin(url: &str) -> bool {
         Some(("http", rest)) => (false, rest),
         _ => return false,
     };
-    let host = host_of(rest);
+    let host = match rest.strip_prefix('[') {
+        Some(v6) => v6.split_once(']').map_or("", |(host, _)| host),
+        None => rest.split(':').next().unwrap_or_default(),
+    };
     let plain = rest
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b));
@@ -442,10 +407,6 @@ fn credentials(
     project_tokens: Option<&str>,
     shortest: usize,
 ) -> Result<Credentials, Misconfigured> {
-    let long = |token: &str| match token.len() < shortest {
-        true => Err(Problem::Short),
-        false => Ok(()),
-    };
     let mut credentials = Credentials::default();
     for (position, entry) in entries(auth_tokens) {
         let fail = |problem| Misconfigured {
@@ -453,8 +414,7 @@ fn credentials(
             position,
             problem,
         };
-        let token = token(entry).map_err(fail)?;
-        long(token).map_err(fail)?;
+        let token = token(entry, shortest).map_err(fail)?;
         credentials.add(token, Scope::All).map_err(fail)?;
     }
     for (position, entry) in entries(project_tokens) {
@@ -463,8 +423,7 @@ fn credentials(
             position,
             problem,
         };
-        let (token, scope) = project_entry(entry).map_err(fail)?;
-        long(token).map_err(fail)?;
+        let (token, scope) = project_entry(entry, shortest).map_err(fail)?;
         credentials.add(token, scope).map_err(fail)?;
     }
     Ok(credentials)
@@ -483,19 +442,23 @@ fn entries(value: Option<&str>) -> impl Iterator<Item = (usize, &str)> {
         .map(|(i, entry)| (i + 1, entry))
 }
 
-fn token(entry: &str) -> Result<&str, Problem> {
+/// A token, `shortest` characters or more.
+fn token(entry: &str, shortest: usize) -> Result<&str, Problem> {
     if entry.is_empty() {
         return Err(Problem::EmptyEntry);
     }
     if !entry.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(Problem::TokenCharacter);
     }
+    if entry.len() < shortest {
+        return Err(Problem::Short);
+    }
     Ok(entry)
 }
 
 /// `TOKEN=PROJECT_ID` or `TOKEN=PROJECT_ID:read`. A project id holds no `=`, so the entry is
 /// split at its last `=`: a token may end in base64's `=` padding.
-fn project_entry(entry: &str) -> Result<(&str, Scope), Problem> {
+fn project_entry(entry: &str, shortest: usize) -> Result<(&str, Scope), Problem> {
     if entry.is_empty() {
         return Err(Problem::EmptyEntry);
     }
@@ -503,7 +466,7 @@ fn project_entry(entry: &str) -> Result<(&str, Scope), Problem> {
     if token_part.trim().is_empty() {
         return Err(Problem::EmptyToken);
     }
-    let token = token(token_part)?;
+    let token = token(token_part, shortest)?;
     let (id, write) = match project.split_once(':') {
         None => (project, true),
         Some(_) => match project.strip_suffix(READ_ONLY_SUFFIX) {
@@ -530,7 +493,6 @@ impl Credentials {
             Some(_) => Err(Problem::ConflictingScope),
             None => {
                 self.entries.push((token.to_owned(), scope));
-                self.sources = OnceLock::new();
                 self.tags = OnceLock::new();
                 Ok(())
             }
@@ -854,6 +816,8 @@ mod tests {
             (Some("http://127.0.0.1:8787"), 0),
             (Some("http://localhost:1/"), 0),
             (Some("http://[::1]:9"), 0),
+            (Some("https://localhost:8787"), 32),
+            (Some("http://mcp.example"), 32),
             (Some("https://mcp.example"), 32),
             (Some("https://127.0.0.1.evil.example"), 32),
             (Some("https://[2001:db8::1]"), 32),
@@ -876,20 +840,34 @@ mod tests {
     }
 
     #[test]
-    fn a_grant_finds_the_scope_of_the_token_it_was_made_with_by_its_source() {
+    fn a_grant_finds_the_scope_of_the_token_it_was_made_with_by_its_source_or_tag() {
         let cfg = config(Some("full"), Some("scoped=p:read"));
         let credentials = cfg.credentials.unwrap();
+        let keys = [b"k".repeat(32), b"j".repeat(32)];
+        let scope = |name: &str| credentials.tagged(name, &keys).map(|t| t.scope.clone());
+        assert_eq!(scope(&source_of("full")), Some(Scope::All));
+        assert_eq!(scope(&source_of("scoped")), project("p", false));
+        assert_eq!(scope(&tag_of("scoped", &keys[1])), project("p", false));
+        let found = credentials
+            .tagged(&tag_of("full", &keys[1]), &keys)
+            .unwrap();
         assert_eq!(
-            credentials.scope_of_source(&source_of("full")),
+            (found.tag, found.source),
+            (&tag_of("full", &keys[0])[..], &source_of("full")[..])
+        );
+        assert_eq!(scope(&source_of("gone")), None);
+        assert_eq!(scope(&tag_of("full", b"another key")), None);
+        assert_eq!(scope("full"), None);
+        assert_eq!(
+            (source_of("abc").len(), tag_of("abc", &keys[0]).len()),
+            (64, 32)
+        );
+        // OAuth off: no keys, and a grant's row is still found by its source.
+        let off = config(Some("full"), None).credentials.unwrap();
+        assert_eq!(
+            off.tagged(&source_of("full"), &[]).map(|t| t.scope),
             Some(&Scope::All)
         );
-        assert_eq!(
-            credentials.scope_of_source(&source_of("scoped")).cloned(),
-            project("p", false)
-        );
-        assert_eq!(credentials.scope_of_source(&source_of("gone")), None);
-        assert_eq!(credentials.scope_of_source("full"), None);
-        assert_eq!(source_of("abc").len(), 64);
     }
 
     #[test]

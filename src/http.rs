@@ -221,7 +221,7 @@ fn access(
     }
     let scope =
         Scope::from_wire(&claims.scope).ok_or_else(|| refuse("the access token is malformed"))?;
-    let pasted = credentials.tagged(&claims.tag, &oauth.keys);
+    let pasted = credentials.tagged(&claims.tag, oauth.keys.all());
     if !pasted.is_some_and(|pasted| pasted.scope.covers(&scope)) {
         return Err(refuse(
             "the token this access was granted with is no longer accepted; authorize again",

@@ -323,6 +323,14 @@ impl Refresh {
     }
 }
 
+/// The grant a refresh or an access token these keys sealed was issued under, expired or not:
+/// what a client revokes (RFC 7009). Both kinds carry it first.
+pub fn grant_of(keys: &Keys, token: &str) -> Option<String> {
+    let fields = keys.open(Kind::Refresh, token, 3);
+    let mut fields = fields.or_else(|| keys.open(Kind::Access, token, 6))?;
+    Some(fields.swap_remove(0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

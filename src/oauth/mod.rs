@@ -126,8 +126,7 @@ pub async fn serve(
         Step::Register => register(body, oauth, req.now_ms).into(),
         Step::Authorize => consent::page(req, fetched, oauth).into(),
         Step::Consent => consent::post(req, body, fetched, oauth, services).await,
-        Step::Token => token(req, body, oauth, services).await.into(),
-        Step::Revocation => revoke(req, body, oauth, services).await.into(),
+        Step::Token | Step::Revocation => token(step, req, body, oauth, services).await.into(),
         Step::Preflight => preflight().into(),
     }
 }
@@ -196,16 +195,8 @@ pub fn cache_ms(cache_control: Option<&str>) -> i64 {
 /// case-insensitively (RFC 3986 §6.2.2.1, as a client may spell them), the port and the path
 /// exactly.
 pub fn is_our_resource(given: &str, oauth: &OAuth) -> bool {
-    let parts = |uri: &str| {
-        let (scheme, rest) = uri.split_once("://")?;
-        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-        Some((
-            scheme.to_ascii_lowercase(),
-            authority.to_ascii_lowercase(),
-            path.to_owned(),
-        ))
-    };
-    parts(given).is_some_and(|given| parts(&oauth.resource) == Some(given))
+    // Ours is `<origin>/mcp`, so the path is the same when it ends so and the rest is alike.
+    given.ends_with("/mcp") && given.eq_ignore_ascii_case(&oauth.resource)
 }
 
 /// The URL of the protected-resource metadata of `/mcp`, which a 401 names.
@@ -234,7 +225,6 @@ pub fn server_metadata(oauth: &OAuth) -> Json {
         "token_endpoint": at("/token"),
         "registration_endpoint": at("/register"),
         "revocation_endpoint": at("/revoke"),
-        "revocation_endpoint_auth_methods_supported": client::AUTH_METHODS,
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
         "grant_types_supported": ["authorization_code", "refresh_token"],
@@ -420,8 +410,15 @@ fn token_client(
 }
 
 /// `POST /token`: an authorization code for the grant's first tokens, or a refresh token for
-/// the next ones (each refresh token is used once; the grant lives on).
-async fn token(req: &Request<'_>, body: &[u8], oauth: &OAuth, services: &Services<'_>) -> Response {
+/// the next ones (each refresh token is used once; the grant lives on). `POST /revoke` shares
+/// its client authentication.
+async fn token(
+    step: Step,
+    req: &Request<'_>,
+    body: &[u8],
+    oauth: &OAuth,
+    services: &Services<'_>,
+) -> Response {
     let fields = match form::decode(body) {
         Ok(fields) => fields,
         Err(why) => return oauth_error(400, "invalid_request", &format!("the body {why}")),
@@ -431,6 +428,9 @@ async fn token(req: &Request<'_>, body: &[u8], oauth: &OAuth, services: &Service
         Ok(id) => id,
         Err(refusal) => return refusal,
     };
+    if step == Step::Revocation {
+        return revoke(&fields, &client_id, oauth, services, req.now_ms).await;
+    }
     if let Some(resource) = field("resource") {
         if !is_our_resource(resource, oauth) {
             return oauth_error(
@@ -456,32 +456,20 @@ async fn token(req: &Request<'_>, body: &[u8], oauth: &OAuth, services: &Service
 /// Either ends the whole grant at once (its access tokens reach storage only while it is live,
 /// `store::oauth::Guarded`). A token that is not this server's, or is another client's, or whose
 /// grant has ended, is answered 200 too and ends nothing (§2.2: the client can do nothing with
-/// such an error).
+/// such an error). The hint (`token_type_hint`) is not needed: each kind says what it is.
 async fn revoke(
-    req: &Request<'_>,
-    body: &[u8],
+    fields: &[(String, String)],
+    client_id: &str,
     oauth: &OAuth,
     services: &Services<'_>,
+    now: i64,
 ) -> Response {
-    let fields = match form::decode(body) {
-        Ok(fields) => fields,
-        Err(why) => return oauth_error(400, "invalid_request", &format!("the body {why}")),
-    };
-    let client_id = match token_client(req, &fields, oauth) {
-        Ok(id) => id,
-        Err(refusal) => return refusal,
-    };
-    let Some(token) = form::field(&fields, "token") else {
+    let Some(token) = form::field(fields, "token") else {
         return oauth_error(400, "invalid_request", "token is missing");
     };
-    // The hint (`token_type_hint`) is not needed: each kind of token says what it is.
-    let grant = seal::Refresh::open(&oauth.keys, token)
-        .map(|refresh| refresh.grant)
-        .or_else(|| seal::Access::open(&oauth.keys, token).map(|access| access.grant));
-    if let Some(grant) = grant {
-        if let Err(error) =
-            grants::revoke_by_client(services.db, &grant, &client_id, req.now_ms).await
-        {
+    if let Some(grant) = seal::grant_of(&oauth.keys, token) {
+        let revoked = grants::revoke_by_client(services.db, &grant, client_id, now).await;
+        if let Err(error) = revoked {
             return storage_failure(&error);
         }
     }
@@ -531,13 +519,13 @@ async fn exchange(
         return oauth_error(
             400,
             "invalid_request",
-            "redirect_uri is missing: the authorization request named one, so this request must name it too",
+            "redirect_uri is missing (the authorization request named one)",
         );
     }
     let Some(scope) = Scope::from_wire(&code.scope) else {
         return invalid("the code is malformed");
     };
-    let pasted = services.credentials.tagged(&code.tag, &oauth.keys);
+    let pasted = services.credentials.tagged(&code.tag, oauth.keys.all());
     let Some(pasted) = pasted.filter(|pasted| pasted.scope.covers(&scope)) else {
         return invalid("the token this code was granted with is no longer accepted");
     };
@@ -584,7 +572,7 @@ async fn refresh(
     let Some(sealed) = seal::Refresh::open(&oauth.keys, presented) else {
         return invalid("the refresh token is not one this server issued");
     };
-    let Some(pasted) = services.credentials.tagged(&sealed.tag, &oauth.keys) else {
+    let Some(pasted) = services.credentials.tagged(&sealed.tag, oauth.keys.all()) else {
         return invalid(
             "the token this access was granted with is no longer accepted; authorize again",
         );

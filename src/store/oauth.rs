@@ -155,18 +155,18 @@ pub async fn make_grant(db: &dyn Sql, new: &NewGrant<'_>) -> Result<Made, StoreE
 
 /// The parameters of a refresh's statements: `?1` the grant, `?2` the client, `?3` the presented
 /// token's generation, `?4` its hash, `?5` the next token's hash, `?6` now, `?7` the grant's new
-/// end, `?8` the grace, `?9` `ANSWERS_MOST`. Each statement reads the grant as it stood before
+/// end, `?8` the grace; `2` is `ANSWERS_MOST` (a test holds them together). Each statement reads the grant as it stood before
 /// the batch or as the one before it left it, so the order below is the rule.
 ///
 /// First: a token of this grant that is neither its current one nor the one just replaced
-/// (within the grace, its answer given fewer than `?9` times) was used after it was replaced, so
+/// (within the grace, its answer given fewer than twice) was used after it was replaced, so
 /// someone else holds it: the grant, its whole family of tokens, ends.
 const REVOKE_REPLAYED_REFRESH: Query = Query::no_rows(
     "UPDATE oauth_grant SET revoked_at = ?6, revoked_why = 'refresh token used twice' \
      WHERE id = ?1 AND client_id = ?2 AND revoked_at IS NULL \
      AND NOT (generation = ?3 AND refresh_hash = ?4) \
      AND NOT (generation = ?3 + 1 AND previous_hash = ?4 AND rotated_at > ?6 - ?8 \
-     AND answers < ?9)",
+     AND answers < 2)",
 );
 /// Then the current token moves the grant on to the next generation, whose answer is not given
 /// yet (`ROTATED_ALREADY` counts this one); the grant lives on.
@@ -177,13 +177,13 @@ const ROTATE: Query = Query::no_rows(
      AND revoked_at IS NULL AND expires_at > ?6",
 );
 /// The token just replaced finds the grant moved on to the token it is given: its answer is
-/// counted, up to `?9`. That is every answer: after `ROTATE` in the same batch (the first), and
+/// counted, up to twice. That is every answer: after `ROTATE` in the same batch (the first), and
 /// within the grace for the token presented again (a retry whose answer was lost, a refresh sent
 /// twice at once). A batch made again after its answer was lost is such a presentation.
 const ROTATED_ALREADY: Query = Query::no_rows(
     "UPDATE oauth_grant SET last_used_at = ?6, expires_at = ?7, answers = answers + 1 \
      WHERE id = ?1 AND client_id = ?2 AND generation = ?3 + 1 AND previous_hash = ?4 \
-     AND rotated_at > ?6 - ?8 AND answers < ?9 AND revoked_at IS NULL AND expires_at > ?6",
+     AND rotated_at > ?6 - ?8 AND answers < 2 AND revoked_at IS NULL AND expires_at > ?6",
 );
 /// Last, whether the grant now holds the next token, for this client.
 const REFRESHED: Query = Query::rows(
@@ -219,7 +219,7 @@ pub async fn refresh_grant(
     now_ms: i64,
     expires_at: i64,
 ) -> Result<Option<Renewed>, StoreError> {
-    let params: [Value; 9] = [
+    let params: [Value; 8] = [
         presented.grant.into(),
         presented.client_id.into(),
         Value::Int(presented.generation),
@@ -228,7 +228,6 @@ pub async fn refresh_grant(
         Value::Int(now_ms),
         Value::Int(expires_at),
         Value::Int(GRACE_MS),
-        Value::Int(ANSWERS_MOST),
     ];
     let results = db
         .batch(vec![
@@ -323,11 +322,13 @@ pub async fn live_grants(
         .collect()
 }
 
-/// Ends a live grant within the caller's write reach, at once: from the next batch on, its
-/// access tokens reach nothing (`GUARD`) and its refresh token is refused.
+/// Ends a live grant at once: from the next batch on, its access tokens reach nothing (`GUARD`)
+/// and its refresh token is refused. On the page (`?4` NULL), if it is within the caller's write
+/// reach (`?2` NULL: every project); at its client's request (`?2` NULL), if `?4` is its client.
 const REVOKE_GRANT: Query = Query::no_rows(
-    "UPDATE oauth_grant SET revoked_at = ?3, revoked_why = 'revoked on the page' \
-     WHERE id = ?1 AND revoked_at IS NULL \
+    "UPDATE oauth_grant SET revoked_at = ?3, \
+     revoked_why = CASE WHEN ?4 IS NULL THEN 'revoked on the page' ELSE 'revoked by its client' END \
+     WHERE id = ?1 AND revoked_at IS NULL AND coalesce(client_id = ?4, 1) \
      AND (?2 IS NULL OR scope IN ('rw:' || ?2, 'ro:' || ?2))",
 );
 
@@ -339,30 +340,42 @@ pub async fn revoke_grant(
     reach: WriteReach<'_>,
     now_ms: i64,
 ) -> Result<(), StoreError> {
-    let stmt = Stmt::new(
-        REVOKE_GRANT,
-        vec![id.into(), reach.only().into(), Value::Int(now_ms)],
-    );
-    db.batch(vec![stmt]).await.map(drop)
+    revoke(db, id, reach.only(), None, now_ms).await
 }
 
-/// Ends a live grant at its own client's request (RFC 7009), at once.
-const REVOKE_BY_CLIENT: Query = Query::no_rows(
-    "UPDATE oauth_grant SET revoked_at = ?3, revoked_why = 'revoked by its client' \
-     WHERE id = ?1 AND client_id = ?2 AND revoked_at IS NULL",
-);
-
-/// Revokes grant `id` if `client_id` is its client; another client's grant, or one already
-/// ended, is left as it is.
+/// Revokes grant `id` if `client_id` is its client (RFC 7009); another client's grant, or one
+/// already ended, is left as it is.
 pub async fn revoke_by_client(
     db: &dyn Sql,
     id: &str,
     client_id: &str,
     now_ms: i64,
 ) -> Result<(), StoreError> {
-    let stmt = Stmt::new(
-        REVOKE_BY_CLIENT,
-        vec![id.into(), client_id.into(), Value::Int(now_ms)],
-    );
-    db.batch(vec![stmt]).await.map(drop)
+    revoke(db, id, None, Some(client_id), now_ms).await
+}
+
+async fn revoke(
+    db: &dyn Sql,
+    id: &str,
+    only: Option<&str>,
+    client_id: Option<&str>,
+    now_ms: i64,
+) -> Result<(), StoreError> {
+    let params = vec![id.into(), only.into(), Value::Int(now_ms), client_id.into()];
+    db.batch(vec![Stmt::new(REVOKE_GRANT, params)])
+        .await
+        .map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_refresh_statements_bound_the_answers_by_answers_most() {
+        let bound = format!("answers < {ANSWERS_MOST}");
+        for query in [REVOKE_REPLAYED_REFRESH, ROTATED_ALREADY] {
+            assert!(query.sql.contains(&bound), "{}", query.sql);
+        }
+    }
 }

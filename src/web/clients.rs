@@ -21,11 +21,15 @@ pub async fn list(ctx: &Ctx<'_>, config: &Config) -> Response {
         Ok(grants) => grants,
         Err(error) => return refusal(&Error::from(error)),
     };
+    let keys = config
+        .oauth
+        .as_ref()
+        .map_or(&[][..], |oauth| oauth.keys.all());
     let configured = |grant: &GrantRow| {
-        config.credentials.as_ref().is_ok_and(|credentials| {
-            Scope::from_wire(&grant.scope)
-                .is_some_and(|granted| credentials.source_covers(&grant.source, &granted))
-        })
+        let granted = Scope::from_wire(&grant.scope);
+        let pasted = config.credentials.as_ref().ok();
+        let pasted = pasted.and_then(|credentials| credentials.tagged(&grant.source, keys));
+        pasted.is_some_and(|pasted| granted.is_some_and(|granted| pasted.scope.covers(&granted)))
     };
     let grants: Vec<&GrantRow> = grants.iter().filter(|g| configured(g)).collect();
     let body = page("Connected clients", |h| {

@@ -314,7 +314,6 @@ fn discovery_says_where_the_authorization_server_is_only_while_oauth_is_on() {
             "token_endpoint": "https://handoff.example/token",
             "registration_endpoint": "https://handoff.example/register",
             "revocation_endpoint": "https://handoff.example/revoke",
-            "revocation_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
             "response_types_supported": ["code"],
             "response_modes_supported": ["query"],
             "grant_types_supported": ["authorization_code", "refresh_token"],

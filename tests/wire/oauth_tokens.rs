@@ -266,7 +266,7 @@ fn a_public_deployment_refuses_a_short_token_and_local_development_keeps_one() {
         let s = public(&vars);
         assert_eq!(
             s.config.credentials.as_ref().unwrap_err().to_string(),
-            format!("{which} has a token shorter than 32 characters, which a public deployment (PUBLIC_URL not on loopback) refuses: make one with `openssl rand -hex 32`")
+            format!("{which} has a token shorter than 32 characters (the least unless PUBLIC_URL is http:// loopback)")
         );
         for path in [
             format!("/{just}/mcp"),
@@ -332,10 +332,6 @@ fn a_client_revokes_its_own_grant_with_either_token() {
     assert_eq!(
         metadata.json()["revocation_endpoint"],
         "https://handoff.example/revoke"
-    );
-    assert_eq!(
-        metadata.json()["revocation_endpoint_auth_methods_supported"],
-        json!(["none", "client_secret_post", "client_secret_basic"])
     );
     for kind in ["refresh_token", "access_token"] {
         let s = server();
@@ -514,7 +510,7 @@ fn resource_by_case_and_redirect_uri_when_it_was_sent() {
     assert_eq!(missing.status, 400);
     assert_eq!(
         missing.json(),
-        json!({"error": "invalid_request", "error_description": "redirect_uri is missing: the authorization request named one, so this request must name it too"})
+        json!({"error": "invalid_request", "error_description": "redirect_uri is missing (the authorization request named one)"})
     );
     let made = exchange_with(&code, Some(CALLBACK));
     assert_eq!(made.status, 200, "{}", made.body);
