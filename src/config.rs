@@ -855,6 +855,11 @@ mod tests {
             (found.tag, found.source),
             (&tag_of("full", &keys[0])[..], &source_of("full")[..])
         );
+        let found = credentials.tagged(&source_of("scoped"), &keys).unwrap();
+        assert_eq!(
+            (found.tag, found.source),
+            (&tag_of("scoped", &keys[0])[..], &source_of("scoped")[..])
+        );
         assert_eq!(scope(&source_of("gone")), None);
         assert_eq!(scope(&tag_of("full", b"another key")), None);
         assert_eq!(scope("full"), None);

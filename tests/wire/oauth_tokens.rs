@@ -317,6 +317,16 @@ fn the_consent_page_says_a_token_here_is_32_characters_or_more() {
         page.body
     );
     assert!(!page.body.contains("test-token"));
+    // 32 characters is long enough to be looked up (and this one is not a token here).
+    let (page, counted) = consent_post(
+        &s,
+        &request,
+        &[("token", "a-token-of-32-characters-at-most")],
+    );
+    assert_eq!((page.status, counted), (401, true));
+    assert!(page
+        .body
+        .contains("That is not a token this server accepts."));
 }
 
 fn revoke(s: &Server, fields: &[(&str, &str)]) -> crate::support::Reply {
