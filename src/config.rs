@@ -48,6 +48,11 @@ pub const MOST_ACCESS_SECONDS: i64 = 90 * 86_400;
 /// Development only, never deployed: `1` lets a client id metadata document be fetched from an
 /// `http://` loopback URL (the test suites serve theirs so), which production refuses.
 pub const OAUTH_LOOPBACK_CLIENTS_VAR: &str = "OAUTH_LOOPBACK_CLIENTS";
+/// Optional, off unless `1`: redirect URIs in an app's own private-use scheme
+/// (`com.example.app:/callback`). Off by default because any app may claim any such scheme, and
+/// the consent page can name only the scheme, not who answers it; `https` and loopback `http`
+/// cover Claude's clients and the SDKs.
+pub const OAUTH_APP_REDIRECTS_VAR: &str = "OAUTH_APP_REDIRECTS";
 /// The D1 binding name in wrangler.toml.
 pub const D1_BINDING: &str = "DB";
 /// The Durable Object namespace binding of the /sse sessions in wrangler.toml.
@@ -99,6 +104,8 @@ pub struct OAuth {
     pub keys: Keys,
     /// `OAUTH_LOOPBACK_CLIENTS=1`: development only.
     pub loopback_clients: bool,
+    /// `OAUTH_APP_REDIRECTS=1`: private-use scheme redirect URIs allowed.
+    pub app_redirects: bool,
     /// How long an access token lives, in ms (`OAUTH_ACCESS_SECONDS`).
     pub access_ms: i64,
 }
@@ -320,7 +327,12 @@ impl Config {
                 lookup(PUBLIC_URL_VAR).as_deref(),
                 lookup(OAUTH_LOOPBACK_CLIENTS_VAR).as_deref(),
                 lookup(OAUTH_ACCESS_SECONDS_VAR).as_deref(),
-            ),
+            )
+            .map(|oauth| OAuth {
+                app_redirects: lookup(OAUTH_APP_REDIRECTS_VAR).as_deref().map(str::trim)
+                    == Some("1"),
+                ..oauth
+            }),
         }
     }
 }
@@ -344,6 +356,7 @@ fn oauth(
         resource: format!("{issuer}/mcp"),
         keys,
         loopback_clients: loopback.map(str::trim) == Some("1"),
+        app_redirects: false,
         access_ms: access_seconds
             .and_then(|s| s.trim().parse::<i64>().ok())
             .filter(|s| (1..=MOST_ACCESS_SECONDS).contains(s))
@@ -752,18 +765,22 @@ mod tests {
         let on = with(Some(&key), Some("https://mcp.example/")).unwrap();
         assert_eq!(on.issuer, "https://mcp.example");
         assert_eq!(on.resource, "https://mcp.example/mcp");
-        assert!(!on.loopback_clients);
+        assert!(!on.loopback_clients && !on.app_redirects);
         assert_eq!(on.access_ms, 7 * 86_400_000);
         let short = Config::from_lookup(|k| match k {
             OAUTH_KEY_VAR => Some(key.clone()),
             PUBLIC_URL_VAR => Some("http://127.0.0.1:8787".into()),
             OAUTH_ACCESS_SECONDS_VAR => Some(" 5 ".into()),
             OAUTH_LOOPBACK_CLIENTS_VAR => Some("1".into()),
+            OAUTH_APP_REDIRECTS_VAR => Some("1 ".into()),
             _ => None,
         })
         .oauth
         .unwrap();
-        assert_eq!((short.access_ms, short.loopback_clients), (5_000, true));
+        assert_eq!(
+            (short.access_ms, short.loopback_clients, short.app_redirects),
+            (5_000, true, true)
+        );
         let life = |seconds: &str| {
             Config::from_lookup(|k| match k {
                 OAUTH_KEY_VAR => Some(key.clone()),

@@ -2,7 +2,10 @@
 //! authentication. Two kinds: a **client ID metadata document** (the client id is an `https` URL
 //! whose document the Worker fetched, `from_document`), and a **dynamically registered** client
 //! (RFC 7591), whose client id is its own registration, sealed (`seal::Client`), so nothing is
-//! stored. The redirect URI rules are here too, for both kinds and for `/authorize`.
+//! stored. Claude's two published clients are built in (`known`), never fetched. The redirect
+//! URI rules are here too, for every kind and for `/authorize`, and the rule of which hosts a
+//! metadata document may be fetched from. No fetch here: the shell fetches what
+//! `document_url` names.
 
 use crate::base64;
 use crate::config::{is_loopback_host, OAuth};
@@ -29,6 +32,44 @@ pub struct Client {
     pub auth_method: String,
 }
 
+/// Claude's published clients, built in so that `/authorize` never fetches their documents:
+/// claude.ai's bot protection answers a server's fetch with a challenge often enough that a
+/// connector could not be added at all (claude-ai-mcp#650, claude-code#84263). Each is its client
+/// id, the `client_name` and `redirect_uris` of the document served at that URL (token endpoint
+/// authentication `none` for both), and what the consent page says it is. The values are those
+/// documents as quoted in public trackers in 2026 (docs/oauth.md, "Claude's clients"); a change of
+/// Claude's documents reaches a deployment with a new release of this server.
+const CLAUDE: [(&str, &str, &[&str], &str); 2] = [
+    (
+        "https://claude.ai/oauth/mcp-oauth-client-metadata",
+        "Claude",
+        &["https://claude.ai/api/mcp/auth_callback"],
+        "Claude's connector (claude.ai, Claude Desktop and the Claude mobile apps)",
+    ),
+    (
+        "https://claude.ai/oauth/claude-code-client-metadata",
+        "Claude Code",
+        &["http://localhost/callback", "http://127.0.0.1/callback"],
+        "Claude Code, the command-line tool",
+    ),
+];
+
+/// One of Claude's built-in clients, by its exact client id.
+pub fn known(client_id: &str) -> Option<Client> {
+    let (id, name, uris, _) = CLAUDE.iter().find(|c| c.0 == client_id)?;
+    Some(Client {
+        id: (*id).to_owned(),
+        name: (*name).to_owned(),
+        redirect_uris: uris.iter().map(|u| (*u).to_owned()).collect(),
+        auth_method: "none".to_owned(),
+    })
+}
+
+/// What the consent page says a built-in client is.
+pub fn known_as(client_id: &str) -> Option<&'static str> {
+    CLAUDE.iter().find(|c| c.0 == client_id).map(|c| c.3)
+}
+
 /// Token endpoint authentication methods a registration may ask for.
 pub const AUTH_METHODS: [&str; 3] = ["none", "client_secret_post", "client_secret_basic"];
 
@@ -41,7 +82,7 @@ impl Client {
             .iter()
             .find(|registered| {
                 *registered == given
-                    || (same_but_port(registered, given) && check_redirect(given).is_ok())
+                    || (same_but_port(registered, given) && check_redirect(given, false).is_ok())
             })
             .map(|_| given)
     }
@@ -53,11 +94,18 @@ impl Client {
 }
 
 /// Whether the client id names a metadata document to fetch, and which URL: an `https` URL with
-/// a path, or (development only, `OAUTH_LOOPBACK_CLIENTS=1`) an `http` loopback one.
+/// a path on a public host (`public_host`), or in development (`OAUTH_LOOPBACK_CLIENTS=1`) an
+/// `https` URL on any host or an `http` loopback one. Never one of Claude's built-in clients.
 pub fn document_url<'a>(client_id: &'a str, oauth: &OAuth) -> Option<&'a str> {
-    let (scheme, rest) = client_id.split_once("://")?;
-    let (authority, path) = rest.split_at(rest.find('/')?);
-    let host = host_of(authority)?;
+    document(client_id, oauth).ok()
+}
+
+/// `document_url`, or why an `https` client id is not fetched (`Err(Some(..))`, a sentence's
+/// end) or that the client id is no such URL at all (`Err(None)`).
+pub fn document<'a>(client_id: &'a str, oauth: &OAuth) -> Result<&'a str, Option<String>> {
+    let (scheme, rest) = client_id.split_once("://").ok_or(None)?;
+    let (authority, path) = rest.split_at(rest.find('/').ok_or(None)?);
+    let host = host_of(authority).ok_or(None)?;
     let allowed = match scheme {
         "https" => true,
         "http" => oauth.loopback_clients && is_loopback_host(host),
@@ -67,14 +115,59 @@ pub fn document_url<'a>(client_id: &'a str, oauth: &OAuth) -> Option<&'a str> {
         && path.len() > 1
         && !authority.contains('@')
         && !client_id.contains(['#', ' ', '\\'])
+        && client_id.is_ascii()
         && !client_id.chars().any(char::is_control)
         && path.split(['/', '?']).all(|s| s != "." && s != "..");
-    (allowed && clean).then_some(client_id)
+    if !allowed || !clean || known(client_id).is_some() {
+        return Err(None);
+    }
+    match oauth.loopback_clients {
+        true => Ok(client_id),
+        false => public_host(host).map(|()| client_id).map_err(|why| {
+            Some(format!(
+                "its metadata document is on {why} ({}); this server fetches client metadata documents from public https hosts only",
+                crate::render::clip(host, 60)
+            ))
+        }),
+    }
+}
+
+/// Whether a client id's host is a public DNS name, which a metadata document may be fetched
+/// from, or what it is instead, decided from its spelling before any connection: an IP address
+/// in any spelling a URL parser reads as one (`127.1`, `2130706433`, `0x7f.1`, `0177.0.0.1`,
+/// `[::ffff:7f00:1]`: a last label that is a number makes the host an IPv4 address), a name
+/// with no dot, `localhost` and the names only a local network resolves (`.local`,
+/// `.internal`, `.localhost`, `.home.arpa`), or anything but ASCII letters, digits, `-` and
+/// `.` (a `%` escape, a Unicode look-alike). A public name that resolves to a private address is
+/// refused by the runtime (`global_fetch_strictly_public`, wrangler.toml).
+pub fn public_host(host: &str) -> Result<(), &'static str> {
+    let host = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
+    let last = host.rsplit('.').next().unwrap_or_default();
+    let number = last.bytes().all(|b| b.is_ascii_digit())
+        || last
+            .strip_prefix("0x")
+            .is_some_and(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()));
+    if host.contains(':') || number {
+        return Err("an IP address");
+    }
+    if !host
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b))
+        || host.split('.').any(str::is_empty)
+    {
+        return Err("a host name that is not plain ASCII");
+    }
+    let local = [".local", ".internal", ".localhost", ".home.arpa"];
+    if !host.contains('.') || host == "localhost" || local.iter().any(|s| host.ends_with(s)) {
+        return Err("a local host name");
+    }
+    Ok(())
 }
 
 /// The client a fetched metadata document describes, or why it is refused. The document's
-/// `client_id` must be the URL it came from, and its redirect URIs must follow the rules.
-pub fn from_document(url: &str, document: &str) -> Result<Client, String> {
+/// `client_id` must be the URL it came from, it must name itself (`client_name`), and its
+/// redirect URIs must follow the rules (`apps`: private-use schemes allowed).
+pub fn from_document(url: &str, document: &str, apps: bool) -> Result<Client, String> {
     let doc = Node::parse(document.as_bytes())
         .map_err(|_| "its client metadata document is not JSON".to_owned())?;
     if !matches!(doc, Node::Object(_)) {
@@ -83,7 +176,14 @@ pub fn from_document(url: &str, document: &str) -> Result<Client, String> {
     if doc.get("client_id").and_then(Node::as_str) != Some(url) {
         return Err("its client metadata document names another client_id than its URL".into());
     }
-    let redirect_uris = redirect_uris(doc.get("redirect_uris"))?;
+    let redirect_uris = redirect_uris(doc.get("redirect_uris"), apps)?;
+    let named = doc.get("client_name").and_then(Node::as_str);
+    if named
+        .and_then(context::client_name)
+        .is_none_or(|n| n.trim().is_empty())
+    {
+        return Err("its client metadata document has no client_name".into());
+    }
     let auth_method = doc
         .get("token_endpoint_auth_method")
         .and_then(Node::as_str)
@@ -132,21 +232,26 @@ pub fn secret_matches(client_id: &str, given: &str, oauth: &OAuth) -> bool {
 }
 
 /// The client's name as shown and recorded: as every client name in a history is kept
-/// (`context::client_name`: control characters dropped, at most 100 characters); without one,
-/// the host its id or redirect URI names.
+/// (`context::client_name`: control characters dropped, at most 100 characters), and without
+/// the characters that reorder or hide text (bidi controls, zero-width ones), so that the page
+/// shows the name as it reads; without one, the host its id or redirect URI names.
 pub fn name(given: Option<&Node>, fallback_uri: &str) -> String {
-    let given = given
+    let given: String = given
         .and_then(Node::as_str)
         .and_then(context::client_name)
-        .unwrap_or_default();
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| !matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{061C}' | '\u{FEFF}'))
+        .collect();
     match given.trim() {
         "" => format!("a client of {}", shown_host(fallback_uri)),
         name => name.to_owned(),
     }
 }
 
-/// The `redirect_uris` member: an array of 1 to `REDIRECTS_MAX` URIs, each allowed.
-pub fn redirect_uris(member: Option<&Node>) -> Result<Vec<String>, String> {
+/// The `redirect_uris` member: an array of 1 to `REDIRECTS_MAX` URIs, each allowed (`apps`:
+/// private-use schemes too).
+pub fn redirect_uris(member: Option<&Node>, apps: bool) -> Result<Vec<String>, String> {
     let Some(Node::Array(items)) = member else {
         return Err("redirect_uris must be an array of URIs".into());
     };
@@ -162,17 +267,20 @@ pub fn redirect_uris(member: Option<&Node>) -> Result<Vec<String>, String> {
             let uri = item
                 .as_str()
                 .ok_or_else(|| "each redirect URI must be a string".to_owned())?;
-            check_redirect(uri)?;
+            check_redirect(uri, apps)?;
             Ok(uri.to_owned())
         })
         .collect()
 }
 
-/// The rule every redirect URI meets: absolute, at most `URI_MAX` bytes, no fragment, no space
-/// or control character; `https`, or `http` on a loopback host only (a desktop client's
-/// callback), or a private-use scheme of a native app (`com.example.app:/callback`), never one a
-/// browser runs or reads (`javascript:`, `data:`, `file:`…).
-pub fn check_redirect(uri: &str) -> Result<(), String> {
+/// The rule every redirect URI meets: absolute, at most `URI_MAX` bytes, ASCII only (so the
+/// consent page shows the host the browser goes to: a Unicode look-alike of a name must come as
+/// its punycode), no fragment, no space or control character; `https` on a host of plain
+/// letters, digits, `-` and `.` (or an IP address), or `http` on a loopback host only (a desktop
+/// client's callback), or, with `apps` (`OAUTH_APP_REDIRECTS=1`), a private-use scheme of a
+/// native app (`com.example.app:/callback`); never one a browser runs or reads
+/// (`javascript:`, `data:`, `file:`…).
+pub fn check_redirect(uri: &str, apps: bool) -> Result<(), String> {
     let shown = crate::render::clip(uri, 80);
     let refuse = |why: &str| Err(format!("the redirect URI \"{shown}\" {why}"));
     if uri.len() > URI_MAX {
@@ -180,6 +288,9 @@ pub fn check_redirect(uri: &str) -> Result<(), String> {
     }
     if uri.contains(['#', ' ', '\\']) || uri.chars().any(char::is_control) {
         return refuse("holds a fragment, a space, a backslash or a control character");
+    }
+    if !uri.is_ascii() {
+        return refuse("holds a character outside ASCII; write its host in punycode (xn--…)");
     }
     let Some((scheme, rest)) = uri.split_once(':') else {
         return refuse("is not an absolute URI");
@@ -193,7 +304,14 @@ pub fn check_redirect(uri: &str) -> Result<(), String> {
     }
     match scheme {
         "https" => match rest.strip_prefix("//").and_then(|r| host_of(authority(r))) {
-            Some(_) => Ok(()),
+            Some(host)
+                if host
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-.:_".contains(&b)) =>
+            {
+                Ok(())
+            }
+            Some(_) => refuse("has a host that is not plain letters, digits, '-' and '.'"),
             None => refuse("names no host"),
         },
         "http" => match rest.strip_prefix("//").and_then(|r| host_of(authority(r))) {
@@ -204,17 +322,31 @@ pub fn check_redirect(uri: &str) -> Result<(), String> {
             refuse("uses a scheme a browser would run or read, not a callback")
         }
         _ if rest.is_empty() => refuse("has nothing after its scheme"),
+        _ if !apps => refuse(
+            "uses an app's own scheme, which this server accepts only with OAUTH_APP_REDIRECTS=1",
+        ),
         _ => Ok(()),
     }
 }
 
 /// Where the person's browser goes after consent, as the page shows it: the host of an
-/// `http(s)` URI, or the scheme of an app's.
-pub fn shown_host(uri: &str) -> String {
+/// `http(s)` URI (ASCII, as `check_redirect` holds it), or the whole URI of an app's, since
+/// its scheme alone says nothing of where it leads.
+pub fn shown_host(uri: &str) -> &str {
     match uri.split_once("://") {
-        Some(("http" | "https", rest)) => host_of(authority(rest)).unwrap_or_default().to_owned(),
-        _ => uri.split(':').next().unwrap_or_default().to_owned() + ":",
+        Some(("http" | "https", rest)) => host_of(authority(rest)).unwrap_or_default(),
+        _ => uri,
     }
+}
+
+/// Whether every redirect URI is `http` on loopback: then any program on the person's computer
+/// can receive the code, so the name is the client's own claim (the consent page says so).
+pub fn loopback_only(client: &Client) -> bool {
+    client.redirect_uris.iter().all(|uri| {
+        uri.strip_prefix("http://")
+            .and_then(|rest| host_of(authority(rest)))
+            .is_some_and(is_loopback_host)
+    })
 }
 
 /// The authority of the part of a URI after `//`: up to the path, query or fragment.
@@ -273,6 +405,7 @@ mod tests {
             resource: "https://mcp.example/mcp".into(),
             keys: seal::Keys::parse(&"k".repeat(32)).unwrap(),
             loopback_clients: loopback,
+            app_redirects: false,
             access_ms: 3_600_000,
         }
     }
@@ -292,10 +425,19 @@ mod tests {
             "http://127.0.0.1:3334/oauth/callback",
             "http://localhost/cb",
             "http://[::1]:9/cb?x=1",
+            "https://xn--laude-8we.ai/cb",
+        ] {
+            assert_eq!(check_redirect(fine, false), Ok(()), "{fine}");
+        }
+        // An app's own scheme only with OAUTH_APP_REDIRECTS=1.
+        for app in [
             "com.example.app:/callback",
             "cursor://anysphere.cursor-retrieval/oauth/callback",
+            "googlechromes://evil.example/cb",
         ] {
-            assert_eq!(check_redirect(fine), Ok(()), "{fine}");
+            assert_eq!(check_redirect(app, true), Ok(()), "{app}");
+            let refused = check_redirect(app, false).unwrap_err();
+            assert!(refused.contains("OAUTH_APP_REDIRECTS=1"), "{refused}");
         }
         for (bad, why) in [
             ("http://evil.example/cb", "other than loopback"),
@@ -307,12 +449,18 @@ mod tests {
             ("/relative", "not an absolute"),
             ("HTTPS://a.example/", "no valid scheme"),
             ("https://a.example/ cb", "space"),
+            // A Cyrillic "с": the browser goes to xn--laude-8we.ai, not claude.ai.
+            (
+                "https://\u{441}laude.ai/api/mcp/auth_callback",
+                "outside ASCII",
+            ),
+            ("https://cl%61ude.ai/cb", "not plain letters"),
         ] {
-            let refused = check_redirect(bad).unwrap_err();
+            let refused = check_redirect(bad, true).unwrap_err();
             assert!(refused.contains(why), "{bad}: {refused}");
         }
         assert!(
-            check_redirect(&format!("https://a.example/{}", "x".repeat(URI_MAX)))
+            check_redirect(&format!("https://a.example/{}", "x".repeat(URI_MAX)), true)
                 .unwrap_err()
                 .contains("longer")
         );
@@ -353,7 +501,7 @@ mod tests {
     fn metadata_document_urls() {
         let prod = oauth(false);
         let dev = oauth(true);
-        assert!(document_url("https://claude.ai/oauth/mcp-oauth-client-metadata", &prod).is_some());
+        assert!(document_url("https://app.example/oauth/client.json", &prod).is_some());
         for not_one in [
             "https://claude.ai",
             "https://claude.ai/",
@@ -370,39 +518,148 @@ mod tests {
         assert_eq!(document_url("http://a.example/client.json", &dev), None);
     }
 
+    /// Every spelling a URL parser reads as an address, and every name only a local network
+    /// resolves, is refused from its text alone: no test here or anywhere connects to one.
+    #[test]
+    fn a_metadata_document_is_fetched_from_a_public_host_only() {
+        for (host, why) in [
+            // Loopback, private (10/8, 172.16/12, 192.168/16), link-local, CGNAT, this network.
+            ("127.0.0.1", "an IP address"),
+            ("10.0.0.1", "an IP address"),
+            ("172.16.5.4", "an IP address"),
+            ("192.168.1.1", "an IP address"),
+            ("169.254.169.254", "an IP address"),
+            ("100.64.0.1", "an IP address"),
+            ("0.0.0.0", "an IP address"),
+            ("8.8.8.8", "an IP address"),
+            // The numeric spellings of 127.0.0.1 a browser or fetch accepts.
+            ("2130706433", "an IP address"),
+            ("0x7f.1", "an IP address"),
+            ("0x7F000001", "an IP address"),
+            ("127.1", "an IP address"),
+            ("0177.0.0.1", "an IP address"),
+            ("127.0.0.1.", "an IP address"),
+            ("example.0x", "an IP address"),
+            // IPv6 (the brackets already gone): loopback, unique-local, link-local, mapped.
+            ("::1", "an IP address"),
+            ("fd00::1", "an IP address"),
+            ("fe80::1", "an IP address"),
+            ("::ffff:127.0.0.1", "an IP address"),
+            ("::ffff:7f00:1", "an IP address"),
+            ("localhost", "a local host name"),
+            ("LOCALHOST.", "a local host name"),
+            ("intranet", "a local host name"),
+            ("printer.local", "a local host name"),
+            ("metadata.google.internal", "a local host name"),
+            ("a.localhost", "a local host name"),
+            ("nas.home.arpa", "a local host name"),
+            ("%6c%6fcalhost", "a host name that is not plain ASCII"),
+            ("\u{441}laude.ai", "a host name that is not plain ASCII"),
+            ("a..example", "a host name that is not plain ASCII"),
+        ] {
+            assert_eq!(public_host(host), Err(why), "{host}");
+        }
+        for public in [
+            "claude.ai",
+            "app.example.com",
+            "xn--laude-8we.ai",
+            "a-1.example.",
+            "1e100.net",
+        ] {
+            assert_eq!(public_host(public), Ok(()), "{public}");
+        }
+        let prod = oauth(false);
+        for (client_id, shown) in [
+            ("https://127.0.0.1:8443/c.json", "an IP address (127.0.0.1)"),
+            ("https://[::1]:8443/c.json", "an IP address (::1)"),
+            (
+                "https://localhost:8443/c.json",
+                "a local host name (localhost)",
+            ),
+            ("https://2130706433/c.json", "an IP address (2130706433)"),
+        ] {
+            let refused = document(client_id, &prod).unwrap_err().unwrap();
+            assert!(
+                refused.starts_with(&format!("its metadata document is on {shown};")),
+                "{refused}"
+            );
+        }
+        // In development (OAUTH_LOOPBACK_CLIENTS=1) the test suites serve theirs on loopback.
+        assert!(document_url("https://127.0.0.1:9/c.json", &oauth(true)).is_some());
+    }
+
+    #[test]
+    fn claudes_clients_are_built_in_and_never_fetched() {
+        let prod = oauth(false);
+        let connector = known("https://claude.ai/oauth/mcp-oauth-client-metadata").unwrap();
+        assert_eq!(connector.name, "Claude");
+        assert_eq!(
+            connector.redirect_uris,
+            ["https://claude.ai/api/mcp/auth_callback"]
+        );
+        assert!(!connector.confidential() && !loopback_only(&connector));
+        let code = known("https://claude.ai/oauth/claude-code-client-metadata").unwrap();
+        assert_eq!(code.name, "Claude Code");
+        assert!(!code.confidential() && loopback_only(&code));
+        // RFC 8252: Claude Code's ephemeral port, on either loopback name.
+        assert!(code.redirect("http://localhost:51234/callback").is_some());
+        assert!(code.redirect("http://127.0.0.1:9/callback").is_some());
+        assert!(code.redirect("http://127.0.0.1:9/other").is_none());
+        for id in [&connector.id, &code.id] {
+            assert_eq!(document_url(id, &prod), None, "{id}");
+            assert!(known_as(id).is_some());
+        }
+        // Exactly these ids: anything near them is a document like any other.
+        for near in [
+            "https://claude.ai/oauth/mcp-oauth-client-metadata/",
+            "https://CLAUDE.AI/oauth/mcp-oauth-client-metadata",
+            "https://claude.ai.evil.example/oauth/mcp-oauth-client-metadata",
+        ] {
+            assert_eq!(known(near), None, "{near}");
+            assert_eq!(known_as(near), None, "{near}");
+        }
+    }
+
     #[test]
     fn a_document_must_name_itself_and_follow_the_rules() {
         let url = "https://app.example/client.json";
-        let doc = |body: &str| from_document(url, body);
+        let doc = |body: &str| from_document(url, body, false);
         let good = doc(&format!(
             r#"{{"client_id":"{url}","client_name":"App <b>","redirect_uris":["https://app.example/cb"]}}"#
         ))
         .unwrap();
         assert_eq!(good.name, "App <b>");
         assert_eq!(good.auth_method, "none");
-        let unnamed = doc(&format!(
-            r#"{{"client_id":"{url}","redirect_uris":["https://app.example/cb"]}}"#
-        ))
-        .unwrap();
-        assert_eq!(unnamed.name, "a client of app.example");
         for (body, why) in [
+            (
+                &format!(r#"{{"client_id":"{url}","redirect_uris":["https://app.example/cb"]}}"#)[..],
+                "no client_name",
+            ),
+            (
+                &format!(
+                    r#"{{"client_id":"{url}","client_name":" \u0007","redirect_uris":["https://app.example/cb"]}}"#
+                ),
+                "no client_name",
+            ),
             ("[1]", "not a JSON object"),
             ("nope", "not JSON"),
             (
-                r#"{"client_id":"https://other.example/c.json","redirect_uris":["https://a.example/cb"]}"#,
+                r#"{"client_id":"https://other.example/c.json","client_name":"A","redirect_uris":["https://a.example/cb"]}"#,
                 "another client_id",
             ),
             (
-                &format!(r#"{{"client_id":"{url}","redirect_uris":[]}}"#),
+                &format!(r#"{{"client_id":"{url}","client_name":"A","redirect_uris":[]}}"#),
                 "1 to 10",
             ),
             (
-                &format!(r#"{{"client_id":"{url}","redirect_uris":["http://evil.example/cb"]}}"#),
+                &format!(
+                    r#"{{"client_id":"{url}","client_name":"A","redirect_uris":["http://evil.example/cb"]}}"#
+                ),
                 "other than loopback",
             ),
             (
                 &format!(
-                    r#"{{"client_id":"{url}","redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"private_key_jwt"}}"#
+                    r#"{{"client_id":"{url}","client_name":"A","redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"private_key_jwt"}}"#
                 ),
                 "private_key_jwt",
             ),
@@ -430,6 +687,9 @@ mod tests {
         assert!(!secret_matches(&sealed, "wrong", &o));
         assert_eq!(registered("hmc.x.y", &o), None);
         assert_eq!(shown_host("https://claude.ai/api/cb"), "claude.ai");
-        assert_eq!(shown_host("com.example.app:/cb"), "com.example.app:");
+        assert_eq!(
+            shown_host("googlechromes://evil.example/cb"),
+            "googlechromes://evil.example/cb"
+        );
     }
 }

@@ -69,6 +69,8 @@ impl AuthRequest {
             None if client.redirect_uris.len() == 1 => client.redirect_uris[0].clone(),
             None => return Err("redirect_uri is missing".into()),
         };
+        // A registration sealed while private-use schemes were allowed is held to today's rule.
+        client::check_redirect(&redirect_uri, oauth.app_redirects)?;
         if get("response_type") != Some("code") {
             return Err("response_type must be code".into());
         }
@@ -128,11 +130,27 @@ impl AuthRequest {
     }
 }
 
-/// The client a client id names: a fetched metadata document, or a sealed registration.
+/// The client a client id names: one of Claude's built in, a fetched metadata document, or a
+/// sealed registration.
 fn resolve(client_id: &str, fetched: Option<&Fetched>, oauth: &OAuth) -> Result<Client, String> {
-    if let Some(url) = client::document_url(client_id, oauth) {
+    if let Some(claude) = client::known(client_id) {
+        return Ok(claude);
+    }
+    let url = match client::document(client_id, oauth) {
+        Ok(url) => url,
+        Err(Some(why)) => {
+            return Err(format!(
+                "client_id \"{}\" is refused: {why}",
+                clip(client_id, 80)
+            ))
+        }
+        Err(None) => "",
+    };
+    if !url.is_empty() {
         return match fetched {
-            Some(Fetched::Answer { status: 200, body }) => client::from_document(url, body),
+            Some(Fetched::Answer { status: 200, body }) => {
+                client::from_document(url, body, oauth.app_redirects)
+            }
             Some(Fetched::Answer { status, .. }) => Err(format!(
                 "the client's metadata document ({}) answered HTTP {status}",
                 clip(url, 80)
@@ -338,19 +356,34 @@ fn intro(h: &mut Html, auth: &AuthRequest) {
         .text(&auth.client.name)
         .text(" asks to use this server's projects. Afterwards your browser goes back to ")
         .raw("<b>")
-        .text(&client::shown_host(&auth.redirect_uri))
+        .text(client::shown_host(&auth.redirect_uri))
         .raw("</b>.</p>");
     // A client ID metadata document's URL is who the client is (its site serves it); a client
     // that registered itself chose its own name, which nothing here can vouch for.
-    match auth.client.id.starts_with("http") {
-        true => h
+    match (
+        client::known_as(&auth.client.id),
+        auth.client.id.starts_with("http"),
+    ) {
+        (Some(what), _) => h
+            .raw("<p class=m>This is <b>")
+            .text(what)
+            .raw("</b>: its client id ")
+            .text(&auth.client.id)
+            .raw(" is built into this server.</p>"),
+        (None, true) => h
             .raw("<p class=m>Identified by <b>")
             .text(&clip(&auth.client.id, 120))
             .raw("</b>, which its own site publishes.</p>"),
-        false => h.raw(
+        (None, false) => h.raw(
             "<p class=m>The app registered itself under this name; the name is its own claim.</p>",
         ),
     };
+    if client::loopback_only(&auth.client) {
+        h.raw("<p><b>Check first:</b> ")
+            .text(&auth.client.name)
+            .text(" returns to a program on this computer, and any program here can use that name. Allow it only if you started it yourself just now.")
+            .raw("</p>");
+    }
 }
 
 /// The first step: paste a token.

@@ -146,10 +146,12 @@ pub fn fetch_for(step: Step, query: Option<&str>, config: &Config) -> Option<Str
 /// How long a client metadata document may take to arrive.
 pub const DOCUMENT_TIMEOUT_MS: u32 = 5_000;
 
-/// What `worker/fetch.js` answered for a metadata document (`<status>\n<cache-control>\n<body>`,
-/// or `!<why>`), and how long the shell may keep it: a document answered 200 as its
-/// `Cache-Control` allows (`cache_ms`), anything else not at all.
-pub fn fetched(text: &str) -> (Fetched, i64) {
+/// What `worker/fetch.js` answered for the metadata document at `url`
+/// (`<status>\n<cache-control>\n<body>`, or `!<why>`), and how long the shell may keep it: a
+/// document answered 200 that passes every check of `client::from_document` as its
+/// `Cache-Control` allows (`cache_ms`), anything else not at all, so a broken document is read
+/// again at the next request rather than refused for a day.
+pub fn fetched(url: &str, text: &str, oauth: &OAuth) -> (Fetched, i64) {
     let failed = |why| (Fetched::Failed(why), 0);
     match text {
         "!slow" => failed("it took longer than 5 seconds"),
@@ -161,9 +163,11 @@ pub fn fetched(text: &str) -> (Fetched, i64) {
             let status = lines.next().and_then(|s| s.parse().ok()).unwrap_or(0);
             let cache_control = lines.next().filter(|c| !c.is_empty());
             let body = lines.next().unwrap_or_default().to_owned();
-            let keep = match status {
-                200 => cache_ms(cache_control),
-                _ => 0,
+            let valid =
+                status == 200 && client::from_document(url, &body, oauth.app_redirects).is_ok();
+            let keep = match valid {
+                true => cache_ms(cache_control),
+                false => 0,
             };
             (Fetched::Answer { status, body }, keep)
         }
@@ -295,7 +299,7 @@ fn register(body: &[u8], oauth: &OAuth, now_ms: i64) -> Response {
             "the body is not a JSON object".into(),
         );
     }
-    let redirect_uris = match client::redirect_uris(doc.get("redirect_uris")) {
+    let redirect_uris = match client::redirect_uris(doc.get("redirect_uris"), oauth.app_redirects) {
         Ok(uris) => uris,
         Err(why) => return invalid("invalid_redirect_uri", why),
     };
@@ -396,7 +400,7 @@ fn token_client(
             "client_id is missing (in the body, or in Authorization: Basic)",
         ));
     }
-    if document_url(&id, oauth).is_some() {
+    if document_url(&id, oauth).is_some() || client::known(&id).is_some() {
         return Ok(id);
     }
     let client = client::registered(&id, oauth).ok_or_else(unknown)?;
@@ -684,15 +688,41 @@ mod tests {
 
     #[test]
     fn the_shells_fetch_answer_reads_as_what_it_came_to() {
+        let oauth = crate::config::Config::from_lookup(|k| match k {
+            crate::config::OAUTH_KEY_VAR => Some("k".repeat(32)),
+            crate::config::PUBLIC_URL_VAR => Some("https://mcp.example".into()),
+            _ => None,
+        })
+        .oauth
+        .unwrap();
+        let url = "https://app.example/c.json";
+        let fetched = |text: &str| fetched(url, text, &oauth);
         let answer = |status, body: &str| Fetched::Answer {
             status,
             body: body.into(),
         };
-        assert_eq!(
-            fetched("200\nmax-age=60\n{\"a\":\n1}"),
-            (answer(200, "{\"a\":\n1}"), 60_000)
+        let good = format!(
+            r#"{{"client_id":"{url}","client_name":"App","redirect_uris":["https://app.example/cb"]}}"#
         );
-        assert_eq!(fetched("200\n\n{}"), (answer(200, "{}"), 5 * 60_000));
+        assert_eq!(
+            fetched(&format!("200\nmax-age=60\n{good}")),
+            (answer(200, &good), 60_000)
+        );
+        assert_eq!(
+            fetched(&format!("200\n\n{good}")),
+            (answer(200, &good), 5 * 60_000)
+        );
+        // Only a document that passes every check is kept: one that fails is read again.
+        let unnamed = good.replace(r#""client_name":"App","#, "");
+        for broken in [
+            "{\"a\":\n1}",
+            "{}",
+            &unnamed,
+            &good.replace(url, "https://b.example/c"),
+        ] {
+            let (read, keep) = fetched(&format!("200\nmax-age=60\n{broken}"));
+            assert_eq!((read, keep), (answer(200, broken), 0), "{broken}");
+        }
         assert_eq!(fetched("404\nmax-age=60\n"), (answer(404, ""), 0));
         assert_eq!(fetched("junk"), (answer(0, ""), 0));
         for (why, sentence) in [

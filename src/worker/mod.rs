@@ -25,7 +25,7 @@ use worker::js_sys::{futures::future_to_promise, Array, Promise, Reflect, Uint8A
 use worker::{console_error, web_sys, worker_sys, Env, Response, Result};
 
 use crate::config::{
-    Config, AUTH_TOKEN_VAR, D1_BINDING, FAILED_CREDENTIALS_BINDING, PROJECT_TOKENS_VAR,
+    Config, OAuth, AUTH_TOKEN_VAR, D1_BINDING, FAILED_CREDENTIALS_BINDING, PROJECT_TOKENS_VAR,
 };
 use crate::context::{Caller, Ctx};
 use crate::http;
@@ -136,9 +136,9 @@ async fn serve_oauth(
         true => read_body(req, Some(ctx)).await?,
         false => Vec::new(),
     };
-    let fetched = match &fetch {
-        Some(url) => Some(client_document(url, request.now_ms).await),
-        None => None,
+    let fetched = match (&fetch, &config.oauth) {
+        (Some(url), Ok(oauth)) => Some(client_document(url, request.now_ms, oauth).await),
+        _ => None,
     };
     let db = database(env)?;
     let db = gated(&db);
@@ -167,9 +167,10 @@ thread_local! {
     static DOCUMENTS: RefCell<Vec<(String, i64, Fetched)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A client's metadata document: kept from an earlier fetch while its cache headers allow,
-/// else fetched (`fetch.js`) and kept, the least recently fetched making room.
-async fn client_document(url: &str, now: i64) -> Fetched {
+/// A client's metadata document: kept from an earlier fetch while its cache headers allow and
+/// it passed every check, else fetched (`fetch.js`) and kept, the least recently fetched making
+/// room.
+async fn client_document(url: &str, now: i64, oauth: &OAuth) -> Fetched {
     let kept = DOCUMENTS.with_borrow(|documents| {
         documents
             .iter()
@@ -185,7 +186,7 @@ async fn client_document(url: &str, now: i64) -> Fetched {
         .ok()
         .and_then(|v| v.as_string())
         .unwrap_or_else(|| "!unreachable".into());
-    let (fetched, keep_ms) = oauth::fetched(&text);
+    let (fetched, keep_ms) = oauth::fetched(url, &text, oauth);
     if keep_ms > 0 {
         DOCUMENTS.with_borrow_mut(|documents| {
             documents.retain(|(known, _, _)| known != url);

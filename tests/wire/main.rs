@@ -13,6 +13,7 @@ mod http_rules;
 mod limits;
 mod memory;
 mod oauth;
+mod oauth_clients;
 mod oauth_tokens;
 mod readme;
 mod search;

@@ -4,7 +4,9 @@
 //! each with nothing written. The real clients' runs are scripts/oauth-clients'.
 
 use handoff_mcp::base64;
-use handoff_mcp::config::{AUTH_TOKEN_VAR, OAUTH_KEY_VAR, PROJECT_TOKENS_VAR, PUBLIC_URL_VAR};
+use handoff_mcp::config::{
+    AUTH_TOKEN_VAR, OAUTH_APP_REDIRECTS_VAR, OAUTH_KEY_VAR, PROJECT_TOKENS_VAR, PUBLIC_URL_VAR,
+};
 use handoff_mcp::crypto;
 use handoff_mcp::oauth::Fetched;
 use handoff_mcp::seal;
@@ -862,7 +864,9 @@ fn a_bad_authorization_request_is_an_error_page_never_a_redirect() {
             doc_url.into(),
             Fetched::Answer {
                 status: 200,
-                body: json!({"client_id": doc_url, "redirect_uris": [CALLBACK]}).to_string(),
+                body:
+                    json!({"client_id": doc_url, "client_name": "Doc", "redirect_uris": [CALLBACK]})
+                        .to_string(),
             },
         ));
         documents.push((
@@ -1458,10 +1462,17 @@ fn registration_takes_every_redirect_uri_within_the_rules_and_no_more() {
         let reply = register(&s, json!({"redirect_uris": [bad]}));
         assert_eq!(reply.status, 400, "{bad}");
     }
-    assert_eq!(
-        register(&s, json!({"redirect_uris": ["my.app+x-1:/cb"]})).status,
-        201
+    // An app's own scheme only where the operator allows it (OAUTH_APP_REDIRECTS=1).
+    let app = json!({"redirect_uris": ["my.app+x-1:/cb"]});
+    let refused = register(&s, app.clone());
+    assert_eq!(refused.status, 400);
+    assert!(
+        refused.body.contains("OAUTH_APP_REDIRECTS=1"),
+        "{}",
+        refused.body
     );
+    let apps = server_with(&[(AUTH_TOKEN_VAR, TOKEN), (OAUTH_APP_REDIRECTS_VAR, "1")]);
+    assert_eq!(register(&apps, app).status, 201);
     // Grant and response types, when listed, are the ones this server serves.
     let full = json!({"redirect_uris": [CALLBACK], "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"]});
