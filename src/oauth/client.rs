@@ -136,7 +136,7 @@ pub fn document<'a>(client_id: &'a str, oauth: &OAuth) -> Result<&'a str, Option
 /// from, or what it is instead, decided from its spelling before any connection: an IP address
 /// in any spelling a URL parser reads as one (`127.1`, `2130706433`, `0x7f.1`, `0177.0.0.1`,
 /// `[::ffff:7f00:1]`: a last label that is a number makes the host an IPv4 address), a name
-/// with no dot, `localhost` and the names only a local network resolves (`.local`,
+/// with no dot (`localhost` among them) and the names only a local network resolves (`.local`,
 /// `.internal`, `.localhost`, `.home.arpa`), or anything but ASCII letters, digits, `-` and
 /// `.` (a `%` escape, a Unicode look-alike). A public name that resolves to a private address is
 /// refused by the runtime (`global_fetch_strictly_public`, wrangler.toml).
@@ -158,7 +158,7 @@ pub fn public_host(host: &str) -> Result<(), &'static str> {
         return Err("a host name that is not plain ASCII");
     }
     let local = [".local", ".internal", ".localhost", ".home.arpa"];
-    if !host.contains('.') || host == "localhost" || local.iter().any(|s| host.ends_with(s)) {
+    if !host.contains('.') || local.iter().any(|s| host.ends_with(s)) {
         return Err("a local host name");
     }
     Ok(())

@@ -4,9 +4,7 @@
 //! each with nothing written. The real clients' runs are scripts/oauth-clients'.
 
 use handoff_mcp::base64;
-use handoff_mcp::config::{
-    AUTH_TOKEN_VAR, OAUTH_APP_REDIRECTS_VAR, OAUTH_KEY_VAR, PROJECT_TOKENS_VAR, PUBLIC_URL_VAR,
-};
+use handoff_mcp::config::{AUTH_TOKEN_VAR, OAUTH_KEY_VAR, PROJECT_TOKENS_VAR, PUBLIC_URL_VAR};
 use handoff_mcp::crypto;
 use handoff_mcp::oauth::Fetched;
 use handoff_mcp::seal;
@@ -1462,17 +1460,7 @@ fn registration_takes_every_redirect_uri_within_the_rules_and_no_more() {
         let reply = register(&s, json!({"redirect_uris": [bad]}));
         assert_eq!(reply.status, 400, "{bad}");
     }
-    // An app's own scheme only where the operator allows it (OAUTH_APP_REDIRECTS=1).
-    let app = json!({"redirect_uris": ["my.app+x-1:/cb"]});
-    let refused = register(&s, app.clone());
-    assert_eq!(refused.status, 400);
-    assert!(
-        refused.body.contains("OAUTH_APP_REDIRECTS=1"),
-        "{}",
-        refused.body
-    );
-    let apps = server_with(&[(AUTH_TOKEN_VAR, TOKEN), (OAUTH_APP_REDIRECTS_VAR, "1")]);
-    assert_eq!(register(&apps, app).status, 201);
+    // An app's own scheme that is well formed: tests/wire/oauth_clients.rs (a setting allows it).
     // Grant and response types, when listed, are the ones this server serves.
     let full = json!({"redirect_uris": [CALLBACK], "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"]});

@@ -255,14 +255,20 @@ fn the_consent_page_shows_what_the_browser_will_do() {
     assert!(page.body.contains("outside ASCII"), "{}", page.body);
     // A private-use scheme: refused unless OAUTH_APP_REDIRECTS=1, then shown whole.
     let app = "googlechromes://evil.example/cb";
-    let refused = register(&s, json!({"redirect_uris": [app]}));
-    assert_eq!(refused.status, 400);
-    assert!(
-        refused.body.contains("OAUTH_APP_REDIRECTS=1"),
-        "{}",
-        refused.body
-    );
     let apps = server_with(&[(AUTH_TOKEN_VAR, TOKEN), (OAUTH_APP_REDIRECTS_VAR, "1")]);
+    for scheme in [app, "my.app+x-1:/cb"] {
+        let refused = register(&s, json!({"redirect_uris": [scheme]}));
+        assert_eq!(refused.status, 400);
+        assert!(
+            refused.body.contains("OAUTH_APP_REDIRECTS=1"),
+            "{}",
+            refused.body
+        );
+        assert_eq!(
+            register(&apps, json!({"redirect_uris": [scheme]})).status,
+            201
+        );
+    }
     let registered = register(
         &apps,
         json!({"client_name": "Chrome", "redirect_uris": [app], "token_endpoint_auth_method": "none"}),
