@@ -327,12 +327,8 @@ impl Config {
                 lookup(PUBLIC_URL_VAR).as_deref(),
                 lookup(OAUTH_LOOPBACK_CLIENTS_VAR).as_deref(),
                 lookup(OAUTH_ACCESS_SECONDS_VAR).as_deref(),
-            )
-            .map(|oauth| OAuth {
-                app_redirects: lookup(OAUTH_APP_REDIRECTS_VAR).as_deref().map(str::trim)
-                    == Some("1"),
-                ..oauth
-            }),
+                lookup(OAUTH_APP_REDIRECTS_VAR).as_deref(),
+            ),
         }
     }
 }
@@ -343,6 +339,7 @@ fn oauth(
     public_url: Option<&str>,
     loopback: Option<&str>,
     access_seconds: Option<&str>,
+    apps: Option<&str>,
 ) -> Result<OAuth, OAuthOff> {
     let key = key.map(str::trim).filter(|k| !k.is_empty());
     let keys = Keys::parse(key.ok_or(OAuthOff::NoKey)?).ok_or(OAuthOff::BadKey)?;
@@ -356,7 +353,7 @@ fn oauth(
         resource: format!("{issuer}/mcp"),
         keys,
         loopback_clients: loopback.map(str::trim) == Some("1"),
-        app_redirects: false,
+        app_redirects: apps.map(str::trim) == Some("1"),
         access_ms: access_seconds
             .and_then(|s| s.trim().parse::<i64>().ok())
             .filter(|s| (1..=MOST_ACCESS_SECONDS).contains(s))
@@ -772,7 +769,7 @@ mod tests {
             PUBLIC_URL_VAR => Some("http://127.0.0.1:8787".into()),
             OAUTH_ACCESS_SECONDS_VAR => Some(" 5 ".into()),
             OAUTH_LOOPBACK_CLIENTS_VAR => Some("1".into()),
-            OAUTH_APP_REDIRECTS_VAR => Some("1 ".into()),
+            OAUTH_APP_REDIRECTS_VAR => Some("1".into()),
             _ => None,
         })
         .oauth

@@ -35,39 +35,33 @@ pub struct Client {
 /// Claude's published clients, built in so that `/authorize` never fetches their documents:
 /// claude.ai's bot protection answers a server's fetch with a challenge often enough that a
 /// connector could not be added at all (claude-ai-mcp#650, claude-code#84263). Each is its client
-/// id, the `client_name` and `redirect_uris` of the document served at that URL (token endpoint
-/// authentication `none` for both), and what the consent page says it is. The values are those
-/// documents as quoted in public trackers in 2026 (docs/oauth.md, "Claude's clients"); a change of
-/// Claude's documents reaches a deployment with a new release of this server.
-const CLAUDE: [(&str, &str, &[&str], &str); 2] = [
+/// id, the document served at that URL (its `client_name`, `redirect_uris` and token endpoint
+/// authentication `none`; read by `from_document`, as a fetched one is), and what the consent
+/// page says it is. The values are those documents as quoted in public trackers in 2026
+/// (docs/oauth.md, "Claude's clients"); a change of Claude's documents reaches a deployment with
+/// a new release of this server.
+const CLAUDE: [(&str, &str, &str); 2] = [
     (
         "https://claude.ai/oauth/mcp-oauth-client-metadata",
-        "Claude",
-        &["https://claude.ai/api/mcp/auth_callback"],
+        r#"{"client_id":"https://claude.ai/oauth/mcp-oauth-client-metadata","client_name":"Claude","redirect_uris":["https://claude.ai/api/mcp/auth_callback"],"token_endpoint_auth_method":"none"}"#,
         "Claude's connector (claude.ai, Claude Desktop and the Claude mobile apps)",
     ),
     (
         "https://claude.ai/oauth/claude-code-client-metadata",
-        "Claude Code",
-        &["http://localhost/callback", "http://127.0.0.1/callback"],
+        r#"{"client_id":"https://claude.ai/oauth/claude-code-client-metadata","client_name":"Claude Code","redirect_uris":["http://localhost/callback","http://127.0.0.1/callback"],"token_endpoint_auth_method":"none"}"#,
         "Claude Code, the command-line tool",
     ),
 ];
 
 /// One of Claude's built-in clients, by its exact client id.
 pub fn known(client_id: &str) -> Option<Client> {
-    let (id, name, uris, _) = CLAUDE.iter().find(|c| c.0 == client_id)?;
-    Some(Client {
-        id: (*id).to_owned(),
-        name: (*name).to_owned(),
-        redirect_uris: uris.iter().map(|u| (*u).to_owned()).collect(),
-        auth_method: "none".to_owned(),
-    })
+    let (id, document, _) = CLAUDE.iter().find(|c| c.0 == client_id)?;
+    from_document(id, document, false).ok()
 }
 
 /// What the consent page says a built-in client is.
 pub fn known_as(client_id: &str) -> Option<&'static str> {
-    CLAUDE.iter().find(|c| c.0 == client_id).map(|c| c.3)
+    CLAUDE.iter().find(|c| c.0 == client_id).map(|c| c.2)
 }
 
 /// Token endpoint authentication methods a registration may ask for.
@@ -100,9 +94,9 @@ pub fn document_url<'a>(client_id: &'a str, oauth: &OAuth) -> Option<&'a str> {
     document(client_id, oauth).ok()
 }
 
-/// `document_url`, or why an `https` client id is not fetched (`Err(Some(..))`, a sentence's
-/// end) or that the client id is no such URL at all (`Err(None)`).
-pub fn document<'a>(client_id: &'a str, oauth: &OAuth) -> Result<&'a str, Option<String>> {
+/// `document_url`, or what an `https` client id's host is instead of a public one
+/// (`Err(Some(..))`, `public_host`), or that the client id is no such URL at all (`Err(None)`).
+pub fn document<'a>(client_id: &'a str, oauth: &OAuth) -> Result<&'a str, Option<&'static str>> {
     let (scheme, rest) = client_id.split_once("://").ok_or(None)?;
     let (authority, path) = rest.split_at(rest.find('/').ok_or(None)?);
     let host = host_of(authority).ok_or(None)?;
@@ -114,21 +108,15 @@ pub fn document<'a>(client_id: &'a str, oauth: &OAuth) -> Result<&'a str, Option
     let clean = client_id.len() <= URI_MAX
         && path.len() > 1
         && !authority.contains('@')
-        && !client_id.contains(['#', ' ', '\\'])
-        && client_id.is_ascii()
-        && !client_id.chars().any(char::is_control)
+        && !client_id.contains(['#', '\\'])
+        && client_id.bytes().all(|b| b.is_ascii_graphic())
         && path.split(['/', '?']).all(|s| s != "." && s != "..");
-    if !allowed || !clean || known(client_id).is_some() {
+    if !allowed || !clean || known_as(client_id).is_some() {
         return Err(None);
     }
     match oauth.loopback_clients {
         true => Ok(client_id),
-        false => public_host(host).map(|()| client_id).map_err(|why| {
-            Some(format!(
-                "its metadata document is on {why} ({}); this server fetches client metadata documents from public https hosts only",
-                crate::render::clip(host, 60)
-            ))
-        }),
+        false => public_host(host).map(|()| client_id).map_err(Some),
     }
 }
 
@@ -141,7 +129,7 @@ pub fn document<'a>(client_id: &'a str, oauth: &OAuth) -> Result<&'a str, Option
 /// `.` (a `%` escape, a Unicode look-alike). A public name that resolves to a private address is
 /// refused by the runtime (`global_fetch_strictly_public`, wrangler.toml).
 pub fn public_host(host: &str) -> Result<(), &'static str> {
-    let host = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
+    let host = host.strip_suffix('.').unwrap_or(host);
     let last = host.rsplit('.').next().unwrap_or_default();
     let number = last.bytes().all(|b| b.is_ascii_digit())
         || last
@@ -150,12 +138,10 @@ pub fn public_host(host: &str) -> Result<(), &'static str> {
     if host.contains(':') || number {
         return Err("an IP address");
     }
-    if !host
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b))
-        || host.split('.').any(str::is_empty)
-    {
-        return Err("a host name that is not plain ASCII");
+    // Lower case only: a URL parser lowers a host, so an upper-case one is no published id.
+    let plain = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-._".contains(&b);
+    if !host.bytes().all(plain) || host.starts_with('.') || host.contains("..") {
+        return Err("a host name that is not plain lower-case ASCII");
     }
     let local = [".local", ".internal", ".localhost", ".home.arpa"];
     if !host.contains('.') || local.iter().any(|s| host.ends_with(s)) {
@@ -177,13 +163,8 @@ pub fn from_document(url: &str, document: &str, apps: bool) -> Result<Client, St
         return Err("its client metadata document names another client_id than its URL".into());
     }
     let redirect_uris = redirect_uris(doc.get("redirect_uris"), apps)?;
-    let named = doc.get("client_name").and_then(Node::as_str);
-    if named
-        .and_then(context::client_name)
-        .is_none_or(|n| n.trim().is_empty())
-    {
-        return Err("its client metadata document has no client_name".into());
-    }
+    let name = name(doc.get("client_name"))
+        .ok_or_else(|| "its client metadata document has no client_name".to_owned())?;
     let auth_method = doc
         .get("token_endpoint_auth_method")
         .and_then(Node::as_str)
@@ -196,7 +177,7 @@ pub fn from_document(url: &str, document: &str, apps: bool) -> Result<Client, St
     }
     Ok(Client {
         id: url.to_owned(),
-        name: name(doc.get("client_name"), url),
+        name,
         redirect_uris,
         auth_method: auth_method.to_owned(),
     })
@@ -234,19 +215,16 @@ pub fn secret_matches(client_id: &str, given: &str, oauth: &OAuth) -> bool {
 /// The client's name as shown and recorded: as every client name in a history is kept
 /// (`context::client_name`: control characters dropped, at most 100 characters), and without
 /// the characters that reorder or hide text (bidi controls, zero-width ones), so that the page
-/// shows the name as it reads; without one, the host its id or redirect URI names.
-pub fn name(given: Option<&Node>, fallback_uri: &str) -> String {
+/// shows the name as it reads; none when nothing is left.
+pub fn name(given: Option<&Node>) -> Option<String> {
     let given: String = given
         .and_then(Node::as_str)
-        .and_then(context::client_name)
-        .unwrap_or_default()
+        .and_then(context::client_name)?
         .chars()
         .filter(|c| !matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{061C}' | '\u{FEFF}'))
         .collect();
-    match given.trim() {
-        "" => format!("a client of {}", shown_host(fallback_uri)),
-        name => name.to_owned(),
-    }
+    let name = given.trim();
+    (!name.is_empty()).then(|| name.to_owned())
 }
 
 /// The `redirect_uris` member: an array of 1 to `REDIRECTS_MAX` URIs, each allowed (`apps`:
@@ -289,8 +267,10 @@ pub fn check_redirect(uri: &str, apps: bool) -> Result<(), String> {
     if uri.contains(['#', ' ', '\\']) || uri.chars().any(char::is_control) {
         return refuse("holds a fragment, a space, a backslash or a control character");
     }
-    if !uri.is_ascii() {
-        return refuse("holds a character outside ASCII; write its host in punycode (xn--…)");
+    const PLAIN: &str = "holds a character outside ASCII, or a host of more than letters, digits, '-' and '.' (a Unicode host is written in punycode, xn--…)";
+    // Past the rule above, a byte that is not ASCII's graphic is outside ASCII.
+    if !uri.bytes().all(|b| b.is_ascii_graphic()) {
+        return refuse(PLAIN);
     }
     let Some((scheme, rest)) = uri.split_once(':') else {
         return refuse("is not an absolute URI");
@@ -311,7 +291,7 @@ pub fn check_redirect(uri: &str, apps: bool) -> Result<(), String> {
             {
                 Ok(())
             }
-            Some(_) => refuse("has a host that is not plain letters, digits, '-' and '.'"),
+            Some(_) => refuse(PLAIN),
             None => refuse("names no host"),
         },
         "http" => match rest.strip_prefix("//").and_then(|r| host_of(authority(r))) {
@@ -454,7 +434,7 @@ mod tests {
                 "https://\u{441}laude.ai/api/mcp/auth_callback",
                 "outside ASCII",
             ),
-            ("https://cl%61ude.ai/cb", "not plain letters"),
+            ("https://claude.ai%2Eevil.example/cb", "more than letters"),
         ] {
             let refused = check_redirect(bad, true).unwrap_err();
             assert!(refused.contains(why), "{bad}: {refused}");
@@ -535,7 +515,11 @@ mod tests {
             // The numeric spellings of 127.0.0.1 a browser or fetch accepts.
             ("2130706433", "an IP address"),
             ("0x7f.1", "an IP address"),
-            ("0x7F000001", "an IP address"),
+            ("0x7f000001", "an IP address"),
+            (
+                "0X7F000001",
+                "a host name that is not plain lower-case ASCII",
+            ),
             ("127.1", "an IP address"),
             ("0177.0.0.1", "an IP address"),
             ("127.0.0.1.", "an IP address"),
@@ -547,15 +531,28 @@ mod tests {
             ("::ffff:127.0.0.1", "an IP address"),
             ("::ffff:7f00:1", "an IP address"),
             ("localhost", "a local host name"),
-            ("LOCALHOST.", "a local host name"),
+            ("localhost.", "a local host name"),
+            (
+                "App.Example",
+                "a host name that is not plain lower-case ASCII",
+            ),
             ("intranet", "a local host name"),
             ("printer.local", "a local host name"),
             ("metadata.google.internal", "a local host name"),
             ("a.localhost", "a local host name"),
             ("nas.home.arpa", "a local host name"),
-            ("%6c%6fcalhost", "a host name that is not plain ASCII"),
-            ("\u{441}laude.ai", "a host name that is not plain ASCII"),
-            ("a..example", "a host name that is not plain ASCII"),
+            (
+                "%6c%6fcalhost",
+                "a host name that is not plain lower-case ASCII",
+            ),
+            (
+                "\u{441}laude.ai",
+                "a host name that is not plain lower-case ASCII",
+            ),
+            (
+                "a..example",
+                "a host name that is not plain lower-case ASCII",
+            ),
         ] {
             assert_eq!(public_host(host), Err(why), "{host}");
         }
@@ -569,20 +566,13 @@ mod tests {
             assert_eq!(public_host(public), Ok(()), "{public}");
         }
         let prod = oauth(false);
-        for (client_id, shown) in [
-            ("https://127.0.0.1:8443/c.json", "an IP address (127.0.0.1)"),
-            ("https://[::1]:8443/c.json", "an IP address (::1)"),
-            (
-                "https://localhost:8443/c.json",
-                "a local host name (localhost)",
-            ),
-            ("https://2130706433/c.json", "an IP address (2130706433)"),
+        for (client_id, why) in [
+            ("https://127.0.0.1:8443/c.json", "an IP address"),
+            ("https://[::1]:8443/c.json", "an IP address"),
+            ("https://localhost:8443/c.json", "a local host name"),
+            ("https://2130706433/c.json", "an IP address"),
         ] {
-            let refused = document(client_id, &prod).unwrap_err().unwrap();
-            assert!(
-                refused.starts_with(&format!("its metadata document is on {shown};")),
-                "{refused}"
-            );
+            assert_eq!(document(client_id, &prod), Err(Some(why)), "{client_id}");
         }
         // In development (OAUTH_LOOPBACK_CLIENTS=1) the test suites serve theirs on loopback.
         assert!(document_url("https://127.0.0.1:9/c.json", &oauth(true)).is_some());

@@ -140,7 +140,7 @@ fn resolve(client_id: &str, fetched: Option<&Fetched>, oauth: &OAuth) -> Result<
         Ok(url) => url,
         Err(Some(why)) => {
             return Err(format!(
-                "client_id \"{}\" is refused: {why}",
+                "client_id \"{}\" names a metadata document on {why}; this server fetches them from public https hosts only",
                 clip(client_id, 80)
             ))
         }
@@ -367,9 +367,7 @@ fn intro(h: &mut Html, auth: &AuthRequest) {
         (Some(what), _) => h
             .raw("<p class=m>This is <b>")
             .text(what)
-            .raw("</b>: its client id ")
-            .text(&auth.client.id)
-            .raw(" is built into this server.</p>"),
+            .raw("</b>, whose published client id this server knows.</p>"),
         (None, true) => h
             .raw("<p class=m>Identified by <b>")
             .text(&clip(&auth.client.id, 120))

@@ -346,7 +346,8 @@ fn register(body: &[u8], oauth: &OAuth, now_ms: i64) -> Response {
     if let Err(why) = kinds {
         return invalid("invalid_client_metadata", why);
     }
-    let name = client::name(doc.get("client_name"), &redirect_uris[0]);
+    let name = client::name(doc.get("client_name"))
+        .unwrap_or_else(|| format!("a client of {}", client::shown_host(&redirect_uris[0])));
     let sealed = seal::Client {
         name: name.clone(),
         redirect_uris: redirect_uris.clone(),

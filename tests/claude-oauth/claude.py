@@ -23,7 +23,6 @@ Prints one `ok - …` / `not ok - …` line per check and `claude-oauth: N passe
 
 import base64
 import hashlib
-import http.client
 import http.server
 import json
 import os
@@ -54,16 +53,7 @@ def check(what, ok, detail=None):
     print(line, flush=True)
 
 
-def request(url, method="GET", body=None, headers=None, source="127.0.0.1"):
-    """One HTTP request from `source` (a loopback address): (status, headers, body)."""
-    u = urllib.parse.urlsplit(url)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=20, source_address=(source, 0))
-    try:
-        conn.request(method, u.path + ("?" + u.query if u.query else ""), body=body, headers=headers or {})
-        r = conn.getresponse()
-        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read().decode()
-    finally:
-        conn.close()
+request = consent.request
 
 
 def pkce():

@@ -56,10 +56,12 @@ class Form(html.parser.HTMLParser):
             self._select = None
 
 
-def request(url, method="GET", body=None, headers=None):
-    """One HTTP request, no redirect followed: (status, headers with lower-case names, body)."""
+def request(url, method="GET", body=None, headers=None, source=None):
+    """One HTTP request, no redirect followed: (status, headers with lower-case names, body).
+    `source`: the loopback address the connection comes from, when not the default."""
     u = urllib.parse.urlsplit(url)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=20)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=20,
+                                      source_address=(source, 0) if source else None)
     try:
         conn.request(method, u.path + ("?" + u.query if u.query else ""), body=body, headers=headers or {})
         r = conn.getresponse()

@@ -754,7 +754,7 @@ fn a_client_id_metadata_document_is_its_registration() {
 }
 
 /// A second step's page with its ticket made fixed, for its golden.
-fn redact_ticket(reply: &Reply) -> Reply {
+pub(crate) fn redact_ticket(reply: &Reply) -> Reply {
     let ticket = ticket_of(reply);
     Reply {
         status: reply.status,

@@ -13,8 +13,8 @@ use serde_json::json;
 
 use crate::golden;
 use crate::oauth::{
-    call, consent_post, hidden_fields, register, server, server_with, text_of, ticket_of, token,
-    value, Request, RESOURCE, VERIFIER,
+    call, consent_post, hidden_fields, redact_ticket, register, server, server_with, text_of,
+    token, value, Request, RESOURCE, VERIFIER,
 };
 use crate::support::{Reply, Server, ORIGIN, TOKEN};
 
@@ -153,37 +153,32 @@ fn claude_code_connects_on_an_ephemeral_port_on_either_loopback_name() {
 fn a_client_id_on_a_private_or_local_host_is_refused_before_any_fetch() {
     let s = server();
     for (client_id, why) in [
-        ("https://127.0.0.1:8443/x", "an IP address (127.0.0.1)"),
-        ("https://localhost:8443/x", "a local host name (localhost)"),
-        ("https://[::1]:8443/x", "an IP address (::1)"),
-        ("https://[fd00::1]/x", "an IP address (fd00::1)"),
+        ("https://127.0.0.1:8443/x", "an IP address"),
+        ("https://localhost:8443/x", "a local host name"),
+        ("https://[::1]:8443/x", "an IP address"),
+        ("https://[fd00::1]/x", "an IP address"),
+        ("https://[::ffff:127.0.0.1]/x", "an IP address"),
+        ("https://2130706433/x", "an IP address"),
+        ("https://0x7f.1/x", "an IP address"),
+        ("https://127.1/x", "an IP address"),
+        ("https://10.0.0.8/x", "an IP address"),
+        ("https://169.254.169.254/x", "an IP address"),
+        ("https://100.64.1.1/x", "an IP address"),
+        ("https://intranet/x", "a local host name"),
+        ("https://printer.local/x", "a local host name"),
+        ("https://db.internal/x", "a local host name"),
+        ("https://a.localhost/x", "a local host name"),
         (
-            "https://[::ffff:127.0.0.1]/x",
-            "an IP address (::ffff:127.0.0.1)",
+            "https://%6c%6fcalhost/x",
+            "a host name that is not plain lower-case ASCII",
         ),
-        ("https://2130706433/x", "an IP address (2130706433)"),
-        ("https://0x7f.1/x", "an IP address (0x7f.1)"),
-        ("https://127.1/x", "an IP address (127.1)"),
-        ("https://10.0.0.8/x", "an IP address (10.0.0.8)"),
-        (
-            "https://169.254.169.254/x",
-            "an IP address (169.254.169.254)",
-        ),
-        ("https://100.64.1.1/x", "an IP address (100.64.1.1)"),
-        ("https://intranet/x", "a local host name (intranet)"),
-        (
-            "https://printer.local/x",
-            "a local host name (printer.local)",
-        ),
-        ("https://db.internal/x", "a local host name (db.internal)"),
-        ("https://a.localhost/x", "a local host name (a.localhost)"),
     ] {
         let request = Request::new(client_id);
         assert_eq!(planned_fetch(&s, &request), None, "{client_id}");
         let page = s.http("GET", &request.target(), &[], b"");
         assert_eq!(page.status, 400, "{client_id}");
         let sentence = format!(
-            "is refused: its metadata document is on {why}; this server fetches client metadata documents from public https hosts only"
+            "client_id &quot;{client_id}&quot; names a metadata document on {why}; this server fetches them from public https hosts only"
         );
         assert!(page.body.contains(&sentence), "{client_id}: {}", page.body);
     }
@@ -304,12 +299,7 @@ fn the_consent_page_shows_what_the_browser_will_do() {
 fn the_second_step_for_claudes_connector_writes_nothing_before_allow() {
     let s = server();
     let (page, _) = consent_post(&s, &connector_request(), &[("token", TOKEN)]);
-    let ticket = ticket_of(&page);
-    let page = Reply {
-        status: page.status,
-        headers: page.headers.clone(),
-        body: page.body.replace(&ticket, "TICKET"),
-    };
+    let page = redact_ticket(&page);
     golden::check("pages/consent-claude-choice.http", &page);
     assert!(page.body.contains("value=write checked> Read and write"));
     assert_eq!(
