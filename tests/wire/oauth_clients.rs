@@ -14,9 +14,9 @@ use serde_json::json;
 use crate::golden;
 use crate::oauth::{
     call, consent_post, hidden_fields, redact_ticket, register, server, server_with, text_of,
-    token, value, Request, RESOURCE, VERIFIER,
+    token, value, Request, RESOURCE, TOKEN, VERIFIER,
 };
-use crate::support::{Reply, Server, ORIGIN, TOKEN};
+use crate::support::{Reply, Server, ORIGIN};
 
 const CONNECTOR: &str = "https://claude.ai/oauth/mcp-oauth-client-metadata";
 const CONNECTOR_CALLBACK: &str = "https://claude.ai/api/mcp/auth_callback";
