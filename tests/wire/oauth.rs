@@ -14,11 +14,10 @@ use crate::golden;
 use crate::support::{Reply, Server, ORIGIN};
 
 pub(crate) const KEY: &str = "an-oauth-key-of-thirty-two-bytes-or-more";
-/// The full-access token of every server here (tests/wire/oauth_clients.rs pastes it too).
-pub(crate) use crate::support::TOKEN;
-/// The project token: read and write `alpha` only.
-/// The full-access token: as long as a public deployment requires (`config::TOKEN_MIN`).
+/// The full-access token of every server here (tests/wire/oauth_clients.rs pastes it too): as
+/// long as a public deployment requires (`config::TOKEN_MIN`).
 pub(crate) const TOKEN: &str = "a-full-access-token-of-32-characters-at-least";
+/// The project token: read and write `alpha` only.
 pub(crate) const PROJECT: &str = "a-project-token-of-32-characters-at-least";
 /// A read-only project token of `alpha`.
 pub(crate) const READER: &str = "a-reader-token-of-32-characters-at-least";
