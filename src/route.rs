@@ -348,8 +348,11 @@ fn with_metadata(mut response: Response, config: &Config) -> Response {
         oauth::WRITE_SCOPE
     );
     for (name, value) in &mut response.headers {
-        if *name == "www-authenticate" && value.starts_with("Bearer") {
-            *value = match value["Bearer".len()..].trim_start() {
+        let bearer = value
+            .strip_prefix("Bearer")
+            .filter(|_| *name == "www-authenticate");
+        if let Some(params) = bearer {
+            *value = match params.trim_start() {
                 "" => head.clone(),
                 params => format!("{head}, {params}"),
             };
