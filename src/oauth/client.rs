@@ -38,8 +38,9 @@ pub struct Client {
 /// id, the document served at that URL (its `client_name`, `redirect_uris` and token endpoint
 /// authentication `none`; read by `from_document`, as a fetched one is), and what the consent
 /// page says it is. The values are those documents as quoted in public trackers in 2026
-/// (docs/oauth.md, "Claude's clients"); a change of Claude's documents reaches a deployment with
-/// a new release of this server.
+/// (docs/oauth.md, "Clients: Claude's built in, metadata documents, registration as the
+/// fallback"); a change of Claude's documents reaches a deployment with a new release of this
+/// server.
 const CLAUDE: [(&str, &str, &str); 2] = [
     (
         "https://claude.ai/oauth/mcp-oauth-client-metadata",
