@@ -132,6 +132,25 @@ impl Response {
         }
     }
 
+    /// A response with a surface's fixed headers (the pages' security headers, state.txt's).
+    pub fn with_headers(status: u16, headers: &[(&'static str, &str)], body: String) -> Response {
+        Response {
+            status,
+            headers: headers.iter().map(|&(k, v)| (k, v.to_owned())).collect(),
+            body,
+            diagnostic: None,
+        }
+    }
+
+    /// An error answered by a surface of its own (a page, state.txt): `self` holds the error's
+    /// public sentence as that surface draws it, and gets the error's headers (`Allow`,
+    /// `WWW-Authenticate`) and its detail for the log only.
+    pub fn refusing(mut self, error: &Error) -> Response {
+        self.headers.extend(error.headers());
+        self.diagnostic = error.diagnostic().map(str::to_owned);
+        self
+    }
+
     /// The bare 404 for every path that is not ours, whatever the reason.
     pub fn not_found() -> Response {
         Response::text(404, "Not Found")

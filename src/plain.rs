@@ -24,21 +24,13 @@ const HEADERS: [(&str, &str); 3] = [
 ];
 
 fn text(status: u16, body: String) -> Response {
-    Response {
-        status,
-        headers: HEADERS.iter().map(|&(k, v)| (k, v.to_owned())).collect(),
-        body,
-        diagnostic: None,
-    }
+    Response::with_headers(status, &HEADERS, body)
 }
 
 /// A refusal as this endpoint answers one: the error's sentence as text, its status and
 /// headers (`Allow` for a 405); its detail to the log only.
 pub fn refusal(error: &Error) -> Response {
-    let mut response = text(error.page_status(), format!("{}\n", error.message()));
-    response.headers.extend(error.headers());
-    response.diagnostic = error.diagnostic().map(str::to_owned);
-    response
+    text(error.page_status(), format!("{}\n", error.message())).refusing(error)
 }
 
 /// The state of `project` as get_state returns it, under the caller's credential: one batch,

@@ -265,11 +265,10 @@ fn oauth_error(status: u16, error: &str, description: &str) -> Response {
 }
 
 /// A refusal before a request reaches its step (a method, a content type, a body too large),
-/// as OAuth's JSON error: `invalid_request` with the refusal's sentence and status.
+/// as OAuth's JSON error: `invalid_request` with the refusal's sentence and status, its headers,
+/// and its detail for the log only.
 pub fn refusal(error: &Error) -> Response {
-    let mut response = oauth_error(error.page_status(), "invalid_request", &error.message());
-    response.headers.extend(error.headers());
-    response
+    oauth_error(error.page_status(), "invalid_request", &error.message()).refusing(error)
 }
 
 fn preflight() -> Response {

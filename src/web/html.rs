@@ -18,20 +18,12 @@ use crate::tools::search::KINDS as RECORD_KINDS;
 
 /// An HTML response with the web headers.
 pub fn html(status: u16, body: String) -> Response {
-    Response {
-        status,
-        headers: HEADERS.iter().map(|&(k, v)| (k, v.to_owned())).collect(),
-        body,
-        diagnostic: None,
-    }
+    Response::with_headers(status, &HEADERS, body)
 }
 
 /// A refusal as a page: the error's status, headers and public message; its detail to the log.
 pub fn refusal(error: &Error) -> Response {
-    let mut response = html(error.page_status(), refused_page(&error.message()));
-    response.headers.extend(error.headers());
-    response.diagnostic = error.diagnostic().map(str::to_owned);
-    response
+    html(error.page_status(), refused_page(&error.message())).refusing(error)
 }
 
 /// A refused form, shown above the page with the tool's own sentence; its fields refill the
