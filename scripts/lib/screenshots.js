@@ -2,7 +2,7 @@
 // then saves its page at a laptop's and a phone's size, light and dark, into OUT_DIR.
 // Usage: node scripts/lib/screenshots.js http://127.0.0.1:PORT/<token> OUT_DIR
 "use strict";
-const { chromium } = require(process.env.PLAYWRIGHT_CORE);
+const { launch } = require("./chromium.js");
 const path = require("node:path");
 
 const [base, out] = process.argv.slice(2);
@@ -37,7 +37,7 @@ async function main() {
   const task = line?.match(/task_id=(\S+)/)?.[1];
   if (task) await rpc("complete_task", { task_id: task, evidence: "https://github.com/example/handoff-mcp/pull/44" });
 
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_BIN, headless: true, args: ["--no-sandbox", "--disable-gpu"] });
+  const browser = await launch();
   try {
     for (const [device, viewport] of [["laptop", { width: 1280, height: 900 }], ["phone", { width: 375, height: 740 }]]) {
       for (const colorScheme of ["light", "dark"]) {

@@ -13,7 +13,7 @@
 // Screenshots go to OUT_DIR. Prints one line per check and `browser: N passed, M failed`; exits 1
 // on a failure. Shares no code with the server.
 "use strict";
-const { chromium } = require(process.env.PLAYWRIGHT_CORE);
+const { launch } = require("../../scripts/lib/chromium.js");
 const fs = require("node:fs");
 const path = require("node:path");
 
@@ -148,12 +148,7 @@ async function main() {
   await call("add_task", { project_id: project, body: "Note the D1 batch limits", kind: "record" });
   await call("add_task", { project_id: project, body: "Drop the old fixtures", kind: "cleanup" });
 
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_BIN,
-    headless: true,
-    timeout: 30000,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launch();
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(10000);

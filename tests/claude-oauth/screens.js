@@ -9,7 +9,7 @@
 "use strict";
 const crypto = require("node:crypto");
 const path = require("node:path");
-const { chromium } = require(process.env.PLAYWRIGHT_CORE);
+const { launch } = require("../../scripts/lib/chromium.js");
 
 const base = process.argv[2].replace(/\/$/, "");
 const out = process.argv[3];
@@ -37,12 +37,7 @@ const clients = [
 ];
 
 (async () => {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_BIN,
-    headless: true,
-    timeout: 30000,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launch();
   try {
     const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
     context.setDefaultTimeout(15000);

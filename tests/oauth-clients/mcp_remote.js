@@ -22,7 +22,7 @@ const { spawn } = require("node:child_process");
 const fs = require("node:fs");
 const net = require("node:net");
 const path = require("node:path");
-const { chromium } = require(process.env.PLAYWRIGHT_CORE);
+const { launch } = require("../../scripts/lib/chromium.js");
 
 const base = process.argv[2].replace(/\/$/, "");
 const name = process.argv[3];
@@ -144,12 +144,7 @@ async function main() {
   const refreshesLogged = () => (fs.readFileSync(bridgeLog, "utf8").match(/Refreshed the access token/g) || []).length;
   const bridge = new Bridge(args, env, bridgeLog);
 
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_BIN,
-    headless: true,
-    timeout: 30000,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launch();
   try {
     const context = await browser.newContext({ viewport: { width: 900, height: 800 } });
     context.setDefaultTimeout(15000);
