@@ -253,6 +253,14 @@ pub(crate) fn text_of(reply: &Reply) -> String {
         .to_owned()
 }
 
+/// The only grant there is, revoked with its Revoke button on the full token's Connected
+/// clients page (303 asserted): what a person does there.
+pub(crate) fn revoke_the_grant_on_the_page(s: &Server) {
+    let grant = s.db.stored("SELECT id FROM oauth_grant");
+    let path = format!("/{TOKEN}/clients/{grant}");
+    assert_eq!(s.http("POST", &path, &[FORM, OWN], b"").status, 303);
+}
+
 /// The grants table, for "nothing was written".
 pub(crate) fn grants(s: &Server) -> String {
     s.db.stored(
@@ -1725,14 +1733,7 @@ fn an_access_token_reads_the_plain_text_state_within_its_grant() {
             "This token reaches project \"alpha\" only, not \"beta\". Nothing was read or written.\n"
         )
     );
-    let grant = s.db.stored("SELECT id FROM oauth_grant");
-    let revoked = s.http(
-        "POST",
-        &format!("/{TOKEN}/clients/{grant}"),
-        &[FORM, OWN],
-        b"",
-    );
-    assert_eq!(revoked.status, 303);
+    revoke_the_grant_on_the_page(&s);
     let denied = get("alpha");
     assert_eq!(denied.status, 401, "{}", denied.body);
     assert!(!denied.body.contains("Read by a hook"), "{}", denied.body);

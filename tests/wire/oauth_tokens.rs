@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::oauth::{
     call, consent, consent_post, exchange, form_body, granted, public_client, refresh, register,
-    server, server_with_key, text_of, ticket_of, Request, CALLBACK, FORM, KEY, OWN, PROJECT, TOKEN,
+    server, server_with_key, text_of, ticket_of, Request, CALLBACK, FORM, KEY, PROJECT,
 };
 use crate::support::Server;
 
@@ -28,14 +28,7 @@ fn an_access_token_lives_a_week_and_ends_at_once_with_its_grant() {
     s.now.set(s.now.get() + 3 * DAY_MS);
     assert!(text_of(&call(&s, access, "get_state", json!({}))).starts_with("🎯 NORTH STAR: alpha"));
     // Revoked on the page: no read and no write from that moment, a week's life or not.
-    let grant = s.db.stored("SELECT id FROM oauth_grant");
-    let revoked = s.http(
-        "POST",
-        &format!("/{TOKEN}/clients/{grant}"),
-        &[crate::oauth::FORM, OWN],
-        b"",
-    );
-    assert_eq!(revoked.status, 303);
+    crate::oauth::revoke_the_grant_on_the_page(&s);
     for (tool, arguments) in [
         ("get_state", json!({})),
         ("set_north_star", json!({"text": "after"})),
