@@ -1,7 +1,7 @@
-//! The README's first conversation, byte for byte: the `instructions` a client receives and what
-//! the model is answered in its first chat with a new project and at the start of the next one,
-//! as README.md, "Every chat starts from the North Star", shows them. Only the task ids differ: the server makes
-//! random UUIDs, this suite `task-N`, so each is swapped for the README's before comparing.
+//! The first conversation the README links to, byte for byte: the `instructions` a client receives
+//! and what the model is answered in its first chat with a new project and at the start of the next
+//! one, as docs/clients.md, "A first conversation", shows them. Only the task ids differ: the server
+//! makes random UUIDs, this suite `task-N`, so each is swapped for the doc's before comparing.
 
 use std::fs;
 
@@ -9,10 +9,10 @@ use serde_json::{json, Value as Json};
 
 use crate::support::{texts, Server, STATELESS};
 
-const README: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/clients.md");
 /// The section the texts are shown in (its ```text blocks), up to the next heading of its level.
-const SECTION: &str = "## Every chat starts from the North Star";
-/// The ids the README shows, in the order the tasks are added.
+const SECTION: &str = "## A first conversation";
+/// The ids the doc shows, in the order the tasks are added.
 const IDS: [&str; 1] = ["0b9a3f2e-5c41-4d8e-9f67-2a1c8e4b7d90"];
 
 /// A 2026-07-28 call as Claude Code 2.1.332 sends it (its name is what the history records).
@@ -42,12 +42,12 @@ fn tool(s: &Server, name: &str, arguments: Json) -> Vec<String> {
     ))
 }
 
-/// The text of every ```text block of the README's section, in order.
+/// The text of every ```text block of the doc's section, in order.
 fn shown() -> Vec<String> {
-    let readme = fs::read_to_string(README).unwrap();
+    let readme = fs::read_to_string(DOC).unwrap();
     let start = readme
         .find(&format!("\n{SECTION}\n"))
-        .unwrap_or_else(|| panic!("README.md has no heading {SECTION:?}"));
+        .unwrap_or_else(|| panic!("docs/clients.md has no heading {SECTION:?}"));
     let rest = &readme[start + SECTION.len() + 2..];
     let end = ["\n# ", "\n## "]
         .iter()
@@ -81,7 +81,7 @@ fn the_readme_first_conversation_is_what_the_server_says() {
         "set_north_star",
         json!({"project_id": project, "text": north_star}),
     ));
-    // The README tells of these two without showing their answers.
+    // The doc tells of these two without showing their answers.
     tool(
         &s,
         "set_focus",
@@ -111,6 +111,6 @@ fn the_readme_first_conversation_is_what_the_server_says() {
     assert_eq!(
         shown(),
         said,
-        "README.md's {SECTION:?} differs from what the server says"
+        "docs/clients.md's {SECTION:?} differs from what the server says"
     );
 }
