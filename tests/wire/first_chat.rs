@@ -1,7 +1,8 @@
-//! The first conversation the README links to, byte for byte: the `instructions` a client receives
-//! and what the model is answered in its first chat with a new project and at the start of the next
-//! one, as docs/clients.md, "A first conversation", shows them. Only the task ids differ: the server
-//! makes random UUIDs, this suite `task-N`, so each is swapped for the doc's before comparing.
+//! The first conversation docs/clients.md shows (the README links to it), byte for byte: the
+//! `instructions` a client receives and what the model is answered in its first chat with a new
+//! project and at the start of the next one, as docs/clients.md, "A first conversation", shows
+//! them. Only the task ids differ: the server makes random UUIDs, this suite `task-N`, so each is
+//! swapped for the doc's before comparing.
 
 use std::fs;
 
