@@ -100,9 +100,9 @@ pub struct Cut {
 }
 
 /// POSTs a chunked body that starts with `prefix` and goes on with `filler` bytes: `first`
-/// bytes of it, then, without finishing it (no last chunk), reads the answer, which a server that
-/// needed the whole body could not give. Then goes on sending, up to `at_most` bytes in all,
-/// until the server stops taking it. The body is never finished.
+/// bytes of it, read the answer meanwhile, and without finishing it (no last chunk) takes that
+/// answer, which a server that needed the whole body could not give. Then goes on sending, up to
+/// `at_most` bytes in all, until the server stops taking it. The body is never finished.
 pub fn post_unfinished(
     origin: &str,
     path: &str,
@@ -113,6 +113,13 @@ pub fn post_unfinished(
     at_most: usize,
 ) -> Result<Cut, String> {
     let (mut stream, host) = connect(origin)?;
+    // The answer is read while the body is still being sent, as a browser or a client with its
+    // own reader would: a server that answers and then closes makes the kernel reset the
+    // connection at the next bytes sent, and a reset throws away an answer not yet read.
+    let reading = stream
+        .try_clone()
+        .map_err(|e| format!("cloning the socket: {e}"))?;
+    let reader = std::thread::spawn(move || read_answer(&mut BufReader::new(reading), false));
     let fill = vec![filler; CHUNK];
     let mut sent = prefix.len();
     let began = (|| {
@@ -125,12 +132,10 @@ pub fn post_unfinished(
         Ok::<(), std::io::Error>(())
     })();
     let sent_then = sent;
-    let mut reader = BufReader::new(
-        stream
-            .try_clone()
-            .map_err(|e| format!("cloning the socket: {e}"))?,
-    );
-    let answer = read_answer(&mut reader, false).map_err(|e| {
+    let read = reader
+        .join()
+        .unwrap_or_else(|_| Err("the reading thread panicked".into()));
+    let answer = read.map_err(|e| {
         let began = began
             .err()
             .map(|e| format!(" (sending: {e})"))
