@@ -4,9 +4,10 @@
 //! tests build it with SQLite, a counter and a pinned time. Adding a capability is a field here,
 //! not a new parameter on every signature. No I/O and no token here: a scope never holds one.
 
+use crate::render;
 use crate::scope::{Credential, Grant, Scope};
 use crate::store::oauth::Guarded;
-use crate::store::{Change, Sql};
+use crate::store::{Change, Sql, StoreError};
 
 /// Hands out fresh task ids. The Worker passes random UUIDs; tests pass a counter.
 pub trait NewId {
@@ -38,6 +39,9 @@ pub struct Caller {
     /// What the request's credential may reach; with `grant`, the only fields that decide
     /// anything.
     pub scope: Scope,
+    /// The credential's name as the history records it (`Credential::name`), kept as the
+    /// credential said when a surface narrows `scope` (a page's form, to the page's project).
+    pub credential: String,
     /// The OAuth grant the credential came through, if it is an access token: every storage
     /// batch of the request checks it is live (`route::serve` wraps the store), and the history
     /// names its client.
@@ -52,6 +56,7 @@ impl Caller {
     /// The caller of a request: its credential and its `User-Agent`.
     pub fn new(user_agent: Option<&str>, credential: Credential) -> Caller {
         Caller {
+            credential: credential.name().to_owned(),
             scope: credential.scope,
             grant: credential.grant,
             user_agent: user_agent.and_then(product_token),
@@ -59,16 +64,20 @@ impl Caller {
         }
     }
 
-    /// The client's name as the history records it: an OAuth grant's client (whose name the
-    /// person saw on the consent page), else the `_meta` client info, else the User-Agent's
-    /// product token, else `unknown`.
-    pub fn client(&self) -> &str {
-        self.grant
-            .as_ref()
-            .map(|grant| grant.client.as_str())
-            .or(self.client_info.as_deref())
-            .or(self.user_agent.as_deref())
-            .unwrap_or("unknown")
+    /// Who made a change, as the history records it: the credential (`credential`), then in
+    /// parentheses the client it said it was (the `_meta` client info, else the User-Agent's
+    /// product token), cut so the whole stays within `CLIENT_MAX`: `owner (claude-code/2.1.332)`.
+    /// An OAuth grant is its client's name alone, which the person allowed by that name.
+    pub fn attribution(&self) -> String {
+        let credential = self.credential.as_str();
+        let client = self.client_info.as_deref().or(self.user_agent.as_deref());
+        match (&self.grant, client) {
+            (None, Some(client)) => {
+                let room = CLIENT_MAX.saturating_sub(credential.chars().count() + 4);
+                format!("{credential} ({})", render::clip(client, room))
+            }
+            _ => credential.to_owned(),
+        }
     }
 }
 
@@ -110,33 +119,35 @@ pub struct Ctx<'a> {
 
 impl Ctx<'_> {
     /// The moment and author of a write made now by this caller.
-    pub fn change(&self) -> Change<'_> {
+    pub fn change(&self) -> Change {
         Change {
             at_ms: self.clock.now_ms(),
-            by: self.caller.client(),
+            by: self.caller.attribution(),
         }
     }
 
     /// Runs `run` with this context, its storage seen through `Guarded` when the caller holds
-    /// an OAuth grant (so a revoked grant reads and writes nothing from then on); without a
-    /// grant, with this very context, so no request pays for a copy of its caller. The one way
-    /// /mcp (`route::serve`) and a legacy SSE session's messages (`sse::respond`) reach storage.
-    pub async fn guarded<T>(&self, run: impl AsyncFnOnce(&Ctx<'_>) -> T) -> T {
-        match &self.caller.grant {
-            None => run(self).await,
-            Some(grant) => {
-                let guarded = Guarded {
-                    db: self.db,
-                    grant: &grant.id,
-                };
-                let ctx = Ctx {
-                    db: &guarded,
-                    caller: self.caller.clone(),
-                    ..*self
-                };
-                run(&ctx).await
-            }
+    /// an OAuth grant, so a revoked grant reads and writes nothing from then on; a request that
+    /// ran no batch of its own (initialize, tools/list, a notification) then asks the guard
+    /// alone, so a revoked grant is refused at once for every method, at one round trip where
+    /// there were none. Without a grant, with this very context, so no request pays for a copy
+    /// of its caller. The one way /mcp, the pages and state.txt (`route::serve`) and a legacy SSE
+    /// session's messages (`sse::respond`) reach storage.
+    pub async fn guarded<T>(&self, run: impl AsyncFnOnce(&Ctx<'_>) -> T) -> Result<T, StoreError> {
+        let Some(grant) = &self.caller.grant else {
+            return Ok(run(self).await);
+        };
+        let guarded = Guarded::new(self.db, &grant.id);
+        let ctx = Ctx {
+            db: &guarded,
+            caller: self.caller.clone(),
+            ..*self
+        };
+        let out = run(&ctx).await;
+        if !guarded.asked() {
+            guarded.batch(Vec::new()).await?;
         }
+        Ok(out)
     }
 }
 
@@ -168,6 +179,31 @@ mod tests {
         };
         let mut caller = Caller::new(Some("claude-code/1"), granted);
         caller.client_info = Some("claude-ai/0.1".into());
-        assert_eq!(caller.client(), "Claude (OAuth)");
+        assert_eq!(caller.attribution(), "Claude (OAuth)");
+    }
+
+    /// A change names the credential, then the client it said it was, within `CLIENT_MAX`.
+    #[test]
+    fn attribution_names_the_credential_then_the_client() {
+        let of = |scope, ua: Option<&str>, info: Option<&str>| {
+            let mut caller = Caller::new(ua, Credential::token(scope));
+            caller.client_info = info.map(Into::into);
+            caller.attribution()
+        };
+        assert_eq!(
+            of(Scope::All, Some("claude-code/2.1.332"), None),
+            "owner (claude-code/2.1.332)"
+        );
+        assert_eq!(of(Scope::All, Some("node"), Some("web")), "owner (web)");
+        assert_eq!(of(Scope::All, None, None), "owner");
+        let project = Scope::Project {
+            id: "p".into(),
+            write: true,
+        };
+        assert_eq!(of(project, None, Some("x")), "project token (x)");
+        assert_eq!(of(Scope::AllReadOnly, None, None), "read-only token");
+        let long = of(Scope::All, Some(&"y".repeat(100)), None);
+        assert_eq!(long.chars().count(), CLIENT_MAX);
+        assert!(long.starts_with("owner (yyy") && long.ends_with("y…)"));
     }
 }

@@ -3,6 +3,8 @@
 //! string is `text`, which escapes it; the document shell with the one style sheet (`page`);
 //! and the security headers every page carries (`HEADERS`). No page here, no storage, no HTTP.
 
+use crate::invisible;
+
 /// The headers of every web response. The CSP allows no script at all, styles only inline,
 /// images only from here or `data:`, forms only to here; `frame-ancestors 'none'` (and the
 /// older `X-Frame-Options`) keeps the pages out of other sites' frames. The token is in the URL, so the referrer never leaves this
@@ -31,28 +33,56 @@ impl Html {
         self
     }
 
-    /// Text or an attribute value, escaped so that it is only ever characters.
+    /// Text to read, escaped so that it is only ever characters, and with every character a
+    /// reader cannot see shown by its code point (`invisible`), as a model is shown it.
     pub fn text(&mut self, text: &str) -> &mut Self {
-        for c in text.chars() {
-            match c {
-                '&' => self.0.push_str("&amp;"),
-                '<' => self.0.push_str("&lt;"),
-                '>' => self.0.push_str("&gt;"),
-                '"' => self.0.push_str("&quot;"),
-                '\'' => self.0.push_str("&#39;"),
-                c => self.0.push(c),
-            }
-        }
+        invisible::each(text, |c, code| match code {
+            true => invisible::push_code(&mut self.0, c),
+            false => self.escape(c),
+        });
         self
     }
 
-    /// A literal template with each `{}` replaced by the next value, escaped: the markup is the
-    /// template's, the values are only ever text.
+    /// A form field's value (an input's `value`, a textarea's text), escaped so that it is only
+    /// ever characters and otherwise exactly as stored: posted back unchanged, it writes back
+    /// what was typed. The page shows the same text beside it through `text`.
+    pub fn value(&mut self, text: &str) -> &mut Self {
+        text.chars().for_each(|c| self.escape(c));
+        self
+    }
+
+    fn escape(&mut self, c: char) {
+        match c {
+            '&' => self.0.push_str("&amp;"),
+            '<' => self.0.push_str("&lt;"),
+            '>' => self.0.push_str("&gt;"),
+            '"' => self.0.push_str("&quot;"),
+            '\'' => self.0.push_str("&#39;"),
+            c => self.0.push(c),
+        }
+    }
+
+    /// A literal template with each `{}` replaced by the next value, escaped as text (`text`):
+    /// the markup is the template's, the values are only ever text.
     pub fn fill(&mut self, template: &'static str, values: &[&str]) -> &mut Self {
+        self.fill_with(template, values, Html::text)
+    }
+
+    /// `fill` for a template of form fields, each value escaped as a field's (`value`).
+    pub fn fields(&mut self, template: &'static str, values: &[&str]) -> &mut Self {
+        self.fill_with(template, values, Html::value)
+    }
+
+    fn fill_with(
+        &mut self,
+        template: &'static str,
+        values: &[&str],
+        escape: for<'a> fn(&'a mut Html, &str) -> &'a mut Html,
+    ) -> &mut Self {
         let mut parts = template.split("{}");
         self.0.push_str(parts.next().unwrap_or_default());
         for (part, value) in parts.zip(values) {
-            self.text(value).0.push_str(part);
+            escape(self, value).0.push_str(part);
         }
         self
     }

@@ -164,11 +164,12 @@ impl Response {
 
 /// Why a request's credential was not accepted: a refusal answered as it is, or a token that
 /// was presented and matches none (`Guess`), which is counted against the client's address
-/// before its refusal is answered.
+/// before its refusal is answered. Each holds the error, which the route answers as its surface
+/// does (JSON-RPC, or text for state.txt), or `None` for the bare 404 of a path that is not ours.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Denial {
-    Refused(Response),
-    Guess(Response),
+    Refused(Option<Error>),
+    Guess(Option<Error>),
 }
 
 /// The request's credential, or why it has none.
@@ -191,16 +192,15 @@ pub fn authenticate(
     now_ms: i64,
 ) -> Result<Credential, Denial> {
     if credentials.is_empty() {
-        return Err(Denial::Refused(Response::not_found()));
+        return Err(Denial::Refused(None));
     }
     if let Some(token) = path_token {
         return credentials
             .scope_of(token)
             .map(|scope| Credential::token(scope.clone()))
-            .ok_or_else(|| Denial::Guess(Response::not_found()));
+            .ok_or(Denial::Guess(None));
     }
-    let token =
-        bearer(headers.get("authorization")).map_err(|e| Denial::Refused(Response::refusal(&e)))?;
+    let token = bearer(headers.get("authorization")).map_err(|e| Denial::Refused(Some(e)))?;
     let configured = || {
         credentials
             .scope_of(token)
@@ -213,7 +213,7 @@ pub fn authenticate(
             other => other,
         };
     }
-    configured().ok_or_else(|| Denial::Guess(Response::refusal(&Error::Unauthorized)))
+    configured().ok_or(Denial::Guess(Some(Error::Unauthorized)))
 }
 
 /// The credential of an OAuth access token: sealed by this server (else a guess), for this
@@ -226,9 +226,9 @@ fn access(
     oauth: &OAuth,
     now_ms: i64,
 ) -> Result<Credential, Denial> {
-    let refuse = |why| Denial::Refused(Response::refusal(&Error::InvalidToken(why)));
+    let refuse = |why| Denial::Refused(Some(Error::InvalidToken(why)));
     let Some(claims) = seal::Access::open(&oauth.keys, token) else {
-        return Err(Denial::Guess(Response::refusal(&Error::InvalidToken(
+        return Err(Denial::Guess(Some(Error::InvalidToken(
             "the access token is not one this server issued",
         ))));
     };

@@ -12,6 +12,7 @@ pub mod export;
 pub mod form;
 pub mod html;
 pub mod http;
+pub mod invisible;
 pub mod json_read;
 pub mod json_write;
 pub mod jsonrpc;

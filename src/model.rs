@@ -70,12 +70,14 @@ pub struct Anchor {
     pub focus: Option<Focus>,
 }
 
-/// An open deferred task as get_state lists it.
+/// An open deferred task as get_state lists it, and who added it (`None` from before that was
+/// kept).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Deferred {
     pub id: String,
     pub kind: Kind,
     pub body: String,
+    pub by: Option<String>,
 }
 
 /// Most open deferred tasks a project keeps: add_task refuses one more, and get_state reads at
@@ -90,6 +92,9 @@ pub struct State {
     pub project_id: String,
     pub north_star: String,
     pub north_star_set: Stamp,
+    /// When the project was last written, in any way (UTC ms; 0 when its rows are older than
+    /// the server's timestamps): what tells a client that the state changed since it read it.
+    pub written_at: i64,
     pub focus: Option<Focus>,
     /// The open deferred tasks listed, oldest first.
     pub deferred: Vec<Deferred>,

@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 
+use crate::invisible;
 use crate::model::{Event, EventKind, Focus, History, Stamp, State, OPEN_DEFERRED_MAX};
 
 mod markdown;
@@ -302,7 +303,7 @@ fn push_event(out: &mut String, event: &Event) {
 }
 
 /// A caller's input quoted inside a sentence (an error, a refusal): folded as every stored
-/// string is (`push_inline`: no line break, control or bidi character survives, U+2028 and
+/// string is (`push_inline`: no line break or control survives, U+2028 and
 /// U+2029 included) and cut to `max_chars` characters, with `…` where it was cut. The one way
 /// untrusted text is clipped for display.
 pub fn clip(text: &str, max_chars: usize) -> String {
@@ -315,119 +316,112 @@ pub fn clip(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// A stored string folded as every stored string is in a text (`push_inline`), whole.
+pub fn inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    push_inline(&mut out, text);
+    out
+}
+
 /// At most 40 characters of untrusted input, folded (`clip`), for echoing inside an error
 /// sentence: a tool's argument, a form's field name, an import's value.
 pub fn preview(s: &str) -> String {
     clip(s, 40)
 }
 
-/// Appends a stored string so that it stays inside the line it belongs to.
+/// Appends a stored string so that it stays inside the line it belongs to, with nothing in it
+/// that a reader cannot see.
 ///
 /// Stored strings are untrusted. Every character that could end a line (CR, LF, VT, FF, NEL,
-/// U+2028, U+2029) or is otherwise a control character becomes a space, runs of such spaces fold
-/// into one, and the ends are trimmed. Bidirectional-formatting characters (U+202A–U+202E,
-/// U+2066–U+2069, U+200E, U+200F, U+061C) are dropped so text cannot be made to display out
-/// of order. With no line break left, a stored `🎯 NORTH STAR: …` or `  [cleanup] …` can only
-/// ever be text inside its own line, never a line of the structure. The stored value itself is
+/// U+2028, U+2029) or is otherwise a control character or a space becomes a space, runs of such
+/// spaces fold into one, and the ends are trimmed. With no line break left, a stored
+/// `🎯 NORTH STAR: …` or `  [cleanup] …` can only ever be text inside its own line, never a
+/// line of the structure. Characters a reader cannot see (tag characters, bidi controls,
+/// zero-width characters that join nothing: `invisible`) are shown by their code point, so text
+/// can neither hide words from a person nor display out of order. The stored value itself is
 /// never changed.
 fn push_inline(out: &mut String, text: &str) {
-    if is_plain(text) {
-        out.push_str(text);
-        return;
+    match is_plain(text) {
+        true => out.push_str(text),
+        false => fold(out, text),
     }
+}
+
+/// `push_inline`'s rule, one character at a time.
+fn fold(out: &mut String, text: &str) {
     let start = out.len();
     let mut pending_space = false;
-    // Kept characters are copied a run at a time, from `run` up to the next one dropped: every
-    // kept character before a pending space is already in `out`, so the space lands between.
-    let mut run = 0;
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        // An ASCII byte is a whole character: a control or whitespace when at most a space or
-        // DEL, never a bidi control. Only the rest is decoded.
-        let (len, space, dropped) = match bytes[i] {
-            byte @ 0..0x80 => {
-                let space = byte <= b' ' || byte == 0x7f;
-                (1, space, space)
-            }
-            _ if may_fold(&bytes[i..]) => {
-                let c = text[i..].chars().next().expect("i is a character boundary");
-                let space = c.is_control() || c.is_whitespace();
-                (c.len_utf8(), space, space || is_bidi_control(c))
-            }
-            // Any other character is kept whole: its length is in its lead byte.
-            lead => (
-                match lead {
-                    0xf0.. => 4,
-                    0xe0.. => 3,
-                    _ => 2,
-                },
-                false,
-                false,
-            ),
-        };
-        if dropped {
-            out.push_str(&text[run..i]);
-            run = i + len;
-            pending_space |= space;
-        } else if pending_space {
-            if out.len() > start {
-                out.push(' ');
-            }
-            pending_space = false;
+    invisible::each(text, |c, code| {
+        if !code && (c.is_control() || c.is_whitespace()) {
+            pending_space = true;
+            return;
         }
-        i += len;
-    }
-    out.push_str(&text[run..]);
+        if pending_space && out.len() > start {
+            out.push(' ');
+        }
+        pending_space = false;
+        match code {
+            true => invisible::push_code(out, c),
+            false => out.push(c),
+        }
+    });
 }
 
 /// Whether `push_inline` keeps `text` as it is: no control character, no whitespace but single
-/// ASCII spaces between other characters, and no character that may fold (`may_fold`). Most
-/// stored text is plain, and is then copied in one piece after one look at each byte.
+/// ASCII spaces between other characters, and no character that may be folded or shown by its
+/// code point (`may_change`). Most stored text is plain, and is then copied in one piece after
+/// one look at each byte.
 fn is_plain(text: &str) -> bool {
     let bytes = text.as_bytes();
     bytes.iter().enumerate().all(|(i, &byte)| match byte {
-        // Printable ASCII, continuation bytes, and the leads `may_fold` never matches.
-        b'!'..=b'~' | 0x80..0xc2 | 0xc3..0xd8 | 0xd9..0xe1 | 0xe4.. => true,
+        // Printable ASCII, continuation bytes, and the leads `may_change` never matches.
+        b'!'..=b'~' | 0x80..0xc2 | 0xc3..0xcd | 0xce..0xd8 | 0xd9..0xe1 | 0xe4..0xef => true,
+        0xf1 | 0xf2 | 0xf4.. => true,
         // A space with a character before it and one after it that is not a space.
         b' ' => i != 0 && bytes.get(i + 1).is_some_and(|&next| next != b' '),
-        0xc2 | 0xd8 | 0xe1..=0xe3 => !may_fold(&bytes[i..]),
+        0xc2 | 0xcd | 0xd8 | 0xe1..=0xe3 | 0xef | 0xf0 | 0xf3 => !may_change(&bytes[i..]),
         // Controls and DEL.
         _ => false,
     })
 }
 
 /// Whether the character a non-ASCII lead byte starts (the first bytes of `bytes`) may be a
-/// control, whitespace or bidi control, and so must be decoded: every such character is one of
-/// U+0080–U+00A0 (C2 80–A0), U+061C (D8 9C), U+1680 (E1 9A 80), U+2000–U+200F and
-/// U+2028–U+202F (E2 80), U+205F–U+2069 (E2 81) or U+3000 (E3 80 80). Text in most scripts,
-/// Japanese with its punctuation, dashes and curly quotes among them, holds none of these. A
-/// continuation byte is never such a lead.
-fn may_fold(bytes: &[u8]) -> bool {
+/// control, a space or a character `invisible` may show, and so must be decoded: every such
+/// character is one of U+0080–U+00A0 and U+00AD (C2), U+034F (CD 8F), U+061C (D8 9C), U+115F,
+/// U+1160, U+1680, U+17B4, U+17B5 and U+180B–U+180F (E1), U+2000–U+200F, U+2028–U+202F and
+/// U+205F–U+206F (E2), U+3000 and U+3164 (E3), U+FE00–U+FE0F, U+FEFF, U+FFA0 and U+FFF0–U+FFF8
+/// (EF), U+1BCA0–U+1BCA3 and U+1D173–U+1D17A (F0) or U+E0000–U+E0FFF (F3 A0). Text in most
+/// scripts, Japanese with its punctuation, dashes and curly quotes among them, holds none of
+/// these. A continuation byte is never such a lead.
+fn may_change(bytes: &[u8]) -> bool {
     matches!(
         bytes,
-        [0xc2, 0x80..=0xa0, ..]
+        [0xc2, 0x80..=0xa0 | 0xad, ..]
+            | [0xcd, 0x8f, ..]
             | [0xd8, 0x9c, ..]
+            | [0xe1, 0x85, 0x9f | 0xa0, ..]
             | [0xe1, 0x9a, 0x80, ..]
+            | [0xe1, 0x9e, 0xb4 | 0xb5, ..]
+            | [0xe1, 0xa0, 0x8b..=0x8f, ..]
             | [0xe2, 0x80, 0x80..=0x8f | 0xa8..=0xaf, ..]
-            | [0xe2, 0x81, 0x9f..=0xa9, ..]
+            | [0xe2, 0x81, 0x9f..=0xaf, ..]
             | [0xe3, 0x80, 0x80, ..]
+            | [0xe3, 0x85, 0xa4, ..]
+            | [0xef, 0xb8, 0x80..=0x8f, ..]
+            | [0xef, 0xbb, 0xbf, ..]
+            | [0xef, 0xbe, 0xa0, ..]
+            | [0xef, 0xbf, 0xb0..=0xb8, ..]
+            | [0xf0, 0x9b, 0xb2, 0xa0..=0xa3, ..]
+            | [0xf0, 0x9d, 0x85, 0xb3..=0xba, ..]
+            | [0xf3, 0xa0, ..]
     )
 }
 
-/// True when a stored string would show nothing at all: only whitespace, control characters,
-/// bidi controls or zero-width format characters. Such a text counts as empty.
+/// True when a stored string would show nothing at all: only whitespace, control characters
+/// and characters a reader cannot see (`invisible`). Such a text counts as empty.
 pub fn is_blank(text: &str) -> bool {
-    text.chars().all(|c| {
-        c.is_whitespace()
-            || c.is_control()
-            || is_bidi_control(c)
-            || matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}')
-    })
-}
-
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+    text.chars()
+        .all(|c| c.is_whitespace() || c.is_control() || invisible::is_invisible(c))
 }
 
 #[cfg(test)]
@@ -455,6 +449,7 @@ mod tests {
             project_id: "p".into(),
             north_star: north_star.into(),
             north_star_set: stamp(11, "claude-code/2.1.332"),
+            written_at: NOW,
             focus: focus.map(|(s, w)| Focus {
                 statement: s.into(),
                 why: w.map(Into::into),
@@ -468,6 +463,7 @@ mod tests {
                     id: format!("t{i}"),
                     kind: *kind,
                     body: (*body).into(),
+                    by: None,
                 })
                 .collect(),
             unlisted: 0,
@@ -746,62 +742,49 @@ mod tests {
         }
     }
 
-    /// The inline rule one character at a time, as the doc of `push_inline` states it.
-    fn one_by_one(out: &mut String, text: &str) {
-        let start = out.len();
-        let mut pending_space = false;
-        for c in text.chars() {
-            if is_bidi_control(c) {
-                continue;
-            }
-            if c.is_control() || c.is_whitespace() {
-                pending_space = true;
-                continue;
-            }
-            if pending_space && out.len() > start {
-                out.push(' ');
-            }
-            pending_space = false;
-            out.push(c);
-        }
-    }
-
     /// The shortcut is taken where it matters: no character of Japanese text (kana, CJK
     /// ideographs, full-width forms) nor of most other scripts is decoded to be kept.
     #[test]
     fn text_in_most_scripts_is_kept_without_decoding() {
         let ranges = [
-            0xa1..0x600,
-            0x640..0x1680,
-            0x16c0..0x2000,
+            0xa1..0xad,
+            0xae..0x34f,
+            0x350..0x600,
+            0x640..0x115f,
+            0x1161..0x1680,
+            0x16c0..0x17b4,
+            0x17b6..0x180b,
+            0x1810..0x2000,
             0x2010..0x2028,
             0x2030..0x205f,
             0x2070..0x3000,
-            0x3001..0xa000,
+            0x3001..0x3164,
+            0x3165..0xa000,
             0xff01..0xff5f,
+            0x1f000..0x1fb00,
         ];
         for c in ranges.into_iter().flatten().filter_map(char::from_u32) {
             let mut utf8 = [0; 4];
             let bytes = c.encode_utf8(&mut utf8).as_bytes();
-            assert!(!may_fold(bytes), "U+{:04X}", c as u32);
+            assert!(!may_change(bytes), "U+{:04X}", c as u32);
         }
-        assert!(may_fold("\u{3000}".as_bytes()), "U+3000 is decoded");
+        assert!(may_change("\u{3000}".as_bytes()), "U+3000 is decoded");
     }
 
-    /// `may_fold` holds for the 62 non-ASCII characters that fold or vanish and for 9 more
-    /// beside them (U+200B–U+200D, U+2060–U+2065), and for no other character at all.
+    /// `may_change` holds for every non-ASCII character that folds or may be shown by its code
+    /// point, and for no other character at all.
     #[test]
-    fn may_fold_names_the_folding_characters_and_few_others() {
-        let (mut decoded, mut folding) = (0, 0);
+    fn may_change_names_the_characters_that_change_and_few_others() {
+        let (mut decoded, mut changing) = (0, 0);
         for c in (0x80..=0x10_ffff).filter_map(char::from_u32) {
             let mut utf8 = [0; 4];
-            let may = may_fold(c.encode_utf8(&mut utf8).as_bytes());
-            let folds = c.is_control() || c.is_whitespace() || is_bidi_control(c);
-            assert!(may || !folds, "U+{:04X} folds", c as u32);
+            let may = may_change(c.encode_utf8(&mut utf8).as_bytes());
+            let changes = c.is_control() || c.is_whitespace() || invisible::is_invisible(c);
+            assert!(may || !changes, "U+{:04X} changes", c as u32);
             decoded += usize::from(may);
-            folding += usize::from(folds);
+            changing += usize::from(changes);
         }
-        assert_eq!((decoded, folding), (71, 62));
+        assert_eq!(decoded, changing);
     }
 
     /// The one-piece copy is taken where it matters: text with single spaces between words, in
@@ -853,7 +836,7 @@ mod tests {
             for text in [format!("a{c}b"), format!("{c}"), format!("{c}{c}x{c}")] {
                 let (mut runs, mut chars) = (String::from("x:"), String::from("x:"));
                 push_inline(&mut runs, &text);
-                one_by_one(&mut chars, &text);
+                fold(&mut chars, &text);
                 assert_eq!(runs, chars, "{text:?}");
             }
         }
@@ -879,7 +862,7 @@ mod tests {
                 for prefix in ["", "x:"] {
                     let (mut runs, mut chars) = (prefix.to_owned(), prefix.to_owned());
                     push_inline(&mut runs, &text);
-                    one_by_one(&mut chars, &text);
+                    fold(&mut chars, &text);
                     assert_eq!(runs, chars, "{text:?} after {prefix:?}");
                     tried += 1;
                 }
@@ -889,12 +872,15 @@ mod tests {
     }
 
     #[test]
-    fn controls_fold_and_bidi_controls_vanish() {
+    fn controls_fold_and_invisible_characters_are_shown() {
         let text = contract(&state(
-            " \t lead\0nul\u{1b}[31m\u{202E}rev\u{2066} ",
+            " \t lead\0nul\u{1b}[31m\u{202E}rev\u{2066} tag\u{E0041} ",
             Some(("s", None)),
             &[],
         ));
-        assert_eq!(text.lines().next(), Some("🎯 NORTH STAR: lead nul [31mrev"));
+        assert_eq!(
+            text.lines().next(),
+            Some("🎯 NORTH STAR: lead nul [31m\\u{202E}rev\\u{2066} tag\\u{E0041}")
+        );
     }
 }

@@ -58,7 +58,8 @@ pub enum Route {
     ProjectSearch,
     ExportJson,
     ExportMarkdown,
-    /// A project's state as plain text (`plain`), under a path token or a bearer header.
+    /// A project's state as plain text (`plain`), under a path token or a bearer header; with
+    /// no project in the path, the credential's one project.
     State,
     /// A form of a project's page: a write tool.
     Form,
@@ -97,7 +98,7 @@ const POST_OPTIONS: &[&str] = &["POST", "OPTIONS"];
 /// Every path the Worker answers, first match wins (and the rows are walked in order, so the
 /// MCP endpoints come first). A browser cannot send a bearer header with a link, so the pages
 /// live under path tokens only.
-pub const TABLE: [Row; 26] = [
+pub const TABLE: [Row; 28] = [
     row("/healthz", Route::Healthz, &[]),
     row("/mcp", Route::Mcp, POST),
     row("/{token}/mcp", Route::Mcp, POST),
@@ -108,6 +109,9 @@ pub const TABLE: [Row; 26] = [
     row("/{token}/sse/message", Route::SseMessage, POST),
     row("/projects/{project}/state.txt", Route::State, GET),
     row("/{token}/projects/{project}/state.txt", Route::State, GET),
+    // A credential of one project reads its state without naming it.
+    row("/state.txt", Route::State, GET),
+    row("/{token}/state.txt", Route::State, GET),
     row("/{token}/", Route::List, GET),
     row("/{token}/search", Route::Search, GET),
     row("/{token}/import", Route::Import, GET_POST),
@@ -258,8 +262,8 @@ pub enum Endpoint {
     Mcp,
     /// A page or a form of the human view.
     Web(Page),
-    /// A project's state as plain text (`plain`).
-    State { project: String },
+    /// A project's state as plain text (`plain`): the one named, else the credential's one.
+    State { project: Option<String> },
 }
 
 impl Endpoint {
@@ -308,11 +312,18 @@ fn plan_of(req: &Request<'_>, config: &Config) -> Plan {
         return oauth_plan(req, config, &found, step);
     }
     let oauth = config.oauth.as_ref().ok();
+    // A refused credential is answered as its surface answers: text on state.txt (which a
+    // hook reads), JSON-RPC elsewhere; a path that is not ours is the bare 404 either way.
+    let refuse = |error: Option<Error>| match (error, found.route) {
+        (None, _) => Response::not_found(),
+        (Some(error), Route::State) => plain::refusal(&error),
+        (Some(error), _) => Response::refusal(&error),
+    };
     let credential =
         match http::authenticate(found.token, req.headers, credentials, oauth, req.now_ms) {
             Ok(credential) => credential,
-            Err(Denial::Refused(response)) => return Plan::Respond(response),
-            Err(Denial::Guess(response)) => return Plan::Denied(response),
+            Err(Denial::Refused(error)) => return Plan::Respond(refuse(error)),
+            Err(Denial::Guess(error)) => return Plan::Denied(refuse(error)),
         };
     match found.route {
         Route::Mcp | Route::Sse | Route::SseMessage => mcp_plan(req, config, &found, credential),
@@ -456,7 +467,7 @@ fn state_plan(req: &Request<'_>, found: &Found<'_>, credential: Credential) -> P
     }
     Plan::Serve {
         endpoint: Endpoint::State {
-            project: found.project.to_owned(),
+            project: Some(found.project.to_owned()).filter(|id| !id.is_empty()),
         },
         credential,
     }
@@ -563,7 +574,8 @@ pub async fn serve(
     }
     let response = ctx
         .guarded(async |ctx| serve_with(endpoint, headers, body, ctx, config).await)
-        .await;
+        .await
+        .unwrap_or_else(|error| endpoint.refusal(&Error::from(error)));
     with_metadata(response, config)
 }
 
@@ -585,7 +597,7 @@ async fn serve_with(
         }
         // Boxed as the pages are, for the same reason.
         Endpoint::State { project } => {
-            let text: LocalFuture<'_, Response> = Box::pin(plain::state(project, ctx));
+            let text: LocalFuture<'_, Response> = Box::pin(plain::state(project.as_deref(), ctx));
             text.await
         }
     }
@@ -666,6 +678,8 @@ mod tests {
                 Some("tok-123"),
             ),
             ("/projects/p/state.txt", Route::State, None),
+            ("/state.txt", Route::State, None),
+            ("/tok-123/state.txt", Route::State, Some("tok-123")),
             // The list of a token that happens to be "mcp"; it is as wrong as any other.
             ("/mcp/", Route::List, Some("mcp")),
         ] {
@@ -708,7 +722,10 @@ mod tests {
         };
         assert!(Endpoint::Web(form).reads_body());
         assert!(!Endpoint::Web(Page::Project { id: project() }).reads_body());
-        assert!(!Endpoint::State { project: project() }.reads_body());
+        assert!(!Endpoint::State {
+            project: Some(project())
+        }
+        .reads_body());
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub enum Scope {
     Project { id: String, write: bool },
 }
 
+/// The name a full-access token (`AUTH_TOKEN`) writes under.
+pub const OWNER: &str = "owner";
+
 /// A request's accepted credential: what it reaches, and the OAuth grant it came through, if it
 /// is an access token.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +36,18 @@ impl Credential {
     /// A configured token's credential (a path token, a bearer token that is not OAuth's).
     pub fn token(scope: Scope) -> Credential {
         Credential { scope, grant: None }
+    }
+
+    /// The credential's name as the history records who made a change: an OAuth grant's
+    /// client (whose name the person saw on the consent page), `owner` for a full-access token,
+    /// `project token` for one of `PROJECT_TOKENS`.
+    pub fn name(&self) -> &str {
+        match (&self.grant, &self.scope) {
+            (Some(grant), _) => &grant.client,
+            (None, Scope::All) => OWNER,
+            (None, Scope::AllReadOnly) => "read-only token",
+            (None, Scope::Project { .. }) => "project token",
+        }
     }
 
     /// The credential as one line of ASCII, for the Worker to hand to the SSE Durable Object:

@@ -231,6 +231,7 @@ pub fn serve_mcp(
 fn scoped<'a>(ctx: &Ctx<'a>, credential: Credential) -> Ctx<'a> {
     Ctx {
         caller: Caller {
+            credential: credential.name().to_owned(),
             scope: credential.scope,
             grant: credential.grant,
             ..ctx.caller.clone()

@@ -4,8 +4,11 @@
 //! No stream, timer or Durable Object here (src/worker/sse.rs holds those), and no business
 //! state: a message goes through the same dispatcher as /mcp.
 
+use serde_json::Value as Json;
+
 use crate::context::Ctx;
 use crate::dispatch::{self, Reply};
+use crate::error::Error;
 use crate::http::{self, Headers, Response};
 use crate::json_read::Node;
 
@@ -95,7 +98,8 @@ pub async fn respond(
     let mcp_headers = http::mcp_headers(headers);
     let handled = ctx
         .guarded(async |ctx| dispatch::handle(message, &mcp_headers, ctx).await)
-        .await;
+        .await
+        .unwrap_or_else(|error| dispatch::refuse(&Error::from(error), &Json::Null, None));
     let event = match handled.reply {
         Reply::Json { body, .. } => Some(message_event(&body)),
         Reply::Accepted => None,

@@ -137,11 +137,11 @@ pub trait Sql {
     fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows>;
 }
 
-/// A write's moment and author: the server clock and the caller's client name.
-#[derive(Debug, Clone, Copy)]
-pub struct Change<'a> {
+/// A write's moment and author: the server clock and who made it (`Caller::attribution`).
+#[derive(Debug, Clone)]
+pub struct Change {
     pub at_ms: i64,
-    pub by: &'a str,
+    pub by: String,
 }
 
 /// The project, unless this very call created it (`?2`, `?3`: its `Change`): the retry of a
@@ -228,21 +228,27 @@ const COMPLETE_TASK: Query = Query::no_rows(
      WHERE id = ?1 AND status <> 'done' AND (?5 IS NULL OR project_id = ?5)",
 );
 /// get_state's one statement: everything it shows, as rows of seven cells (part 0 is the
-/// project, part 1 its focus, part 2 its oldest `?2` open deferred tasks, `seq` their insertion
-/// order, part 3 the count of all its open deferred tasks in `seq`), aggregated by SQLite into
-/// one JSON array of arrays of cells, so D1 carries one text cell instead of a value per cell;
-/// no part 0 when there is no project. The task arms match the partial index
-/// `task_open_deferred` term for term, so SQLite reads only open deferred rows. `?2` bounds the
-/// one value D1 carries (D1 refuses one over 2,000,000 bytes) however many tasks a project
-/// stored before the cap existed. The core puts the rows in order itself: the order an
+/// project with the time of its newest write of any kind, part 1 its focus, part 2 its oldest
+/// `?2` open deferred tasks with who added each, `seq` their insertion order, part 3 the count
+/// of all its open deferred tasks in `seq`), aggregated by SQLite into one JSON array of arrays
+/// of cells, so D1 carries one text cell instead of a value per cell; no part 0 when there is
+/// no project. The task arms match the partial index `task_open_deferred` term for term, so
+/// SQLite reads only open deferred rows. The newest write is the newer of the North Star's time
+/// (a confirmation included) and the newest task write (an add or a completion, main tasks
+/// included: one step of `task_written`); the focus's own time, which a confirmation moves, is
+/// part 1's. `?2`
+/// bounds the one value D1 carries (D1 refuses one over 2,000,000 bytes) however many tasks a
+/// project stored before the cap existed. The core puts the rows in order itself: the order an
 /// aggregate sees its rows in is not SQL's promise.
 pub const LOAD_STATE: Query = Query::rows(
     "\
 SELECT json_group_array(json_array(part, seq, a, b, c, d, e)) AS rows FROM ( \
-SELECT 0 AS part, 0 AS seq, north_star AS a, updated_by AS b, NULL AS c, updated_at AS d, NULL AS e \
+SELECT 0 AS part, 0 AS seq, north_star AS a, updated_by AS b, NULL AS c, updated_at AS d, \
+max(coalesce(updated_at, 0), \
+coalesce((SELECT max(updated_at) FROM task WHERE project_id = ?1), 0)) AS e \
 FROM project WHERE id = ?1 \
 UNION ALL SELECT 1, 0, statement, updated_by, why, updated_at, done_when FROM focus WHERE project_id = ?1 \
-UNION ALL SELECT * FROM (SELECT 2, rowid, id, kind, body, NULL, NULL FROM task \
+UNION ALL SELECT * FROM (SELECT 2, rowid, id, kind, body, created_by, NULL FROM task \
 WHERE project_id = ?1 AND demoted = 1 AND status = 'open' ORDER BY rowid LIMIT ?2) \
 UNION ALL SELECT 3, count(*), NULL, NULL, NULL, NULL, NULL FROM task \
 WHERE project_id = ?1 AND demoted = 1 AND status = 'open')",
@@ -339,7 +345,7 @@ pub async fn set_north_star(
     db: &dyn Sql,
     project: Writable<'_>,
     text: &str,
-    change: Change<'_>,
+    change: Change,
 ) -> Result<(Upsert, Anchor), StoreError> {
     let project_id = project.id();
     let at = Value::Int(change.at_ms);
@@ -347,15 +353,25 @@ pub async fn set_north_star(
         .batch(vec![
             Stmt::new(
                 PROJECT_EXISTS,
-                vec![project_id.into(), at.clone(), change.by.into()],
+                vec![project_id.into(), at.clone(), change.by.as_str().into()],
             ),
             Stmt::new(
                 NORTH_STAR_EVENT,
-                vec![project_id.into(), text.into(), at.clone(), change.by.into()],
+                vec![
+                    project_id.into(),
+                    text.into(),
+                    at.clone(),
+                    change.by.as_str().into(),
+                ],
             ),
             Stmt::new(
                 UPSERT_NORTH_STAR,
-                vec![project_id.into(), text.into(), at, change.by.into()],
+                vec![
+                    project_id.into(),
+                    text.into(),
+                    at,
+                    change.by.as_str().into(),
+                ],
             ),
             Stmt::new(LOAD_ANCHOR, vec![project_id.into()]),
         ])
@@ -384,7 +400,7 @@ pub async fn set_focus(
     db: &dyn Sql,
     project: Writable<'_>,
     focus: NewFocus<'_>,
-    change: Change<'_>,
+    change: Change,
 ) -> Result<Option<Anchor>, StoreError> {
     let project_id = project.id();
     let params = vec![
@@ -393,7 +409,7 @@ pub async fn set_focus(
         focus.why.into(),
         focus.done_when.into(),
         Value::Int(change.at_ms),
-        change.by.into(),
+        change.by.as_str().into(),
     ];
     let results = db
         .batch(vec![
@@ -426,7 +442,7 @@ pub async fn add_task(
     project: Writable<'_>,
     body: &str,
     kind: Kind,
-    change: Change<'_>,
+    change: Change,
 ) -> Result<Added, StoreError> {
     let project_id = project.id();
     let params = vec![
@@ -436,7 +452,7 @@ pub async fn add_task(
         kind.as_str().into(),
         Value::Int(i64::from(kind.demoted())),
         Value::Int(change.at_ms),
-        change.by.into(),
+        change.by.as_str().into(),
         Value::Int(OPEN_DEFERRED_MAX as i64),
     ];
     let results = db.batch(vec![Stmt::new(INSERT_TASK, params)]).await?;
@@ -480,7 +496,7 @@ pub async fn complete_task(
     db: &dyn Sql,
     task_id: &str,
     evidence: Option<&str>,
-    change: Change<'_>,
+    change: Change,
     reach: WriteReach<'_>,
 ) -> Result<Completion, StoreError> {
     let only_project = reach.only();
@@ -488,7 +504,7 @@ pub async fn complete_task(
         task_id.into(),
         Value::Int(change.at_ms),
         evidence.into(),
-        change.by.into(),
+        change.by.as_str().into(),
         only_project.into(),
     ];
     let results = db
@@ -560,7 +576,10 @@ pub async fn load_state(db: &dyn Sql, project: Readable<'_>) -> Result<Option<St
     let (mut north_star, mut focus, mut deferred, mut open) = (None, None, Vec::new(), 0);
     for row in &rows_from_json(STATE_COLUMNS, json)? {
         match int(row, "part")? {
-            Some(0) => north_star = Some((text(row, "a")?.to_owned(), stamp(row, "d", "b")?)),
+            Some(0) => {
+                let written = int(row, "e")?.unwrap_or_default();
+                north_star = Some((text(row, "a")?.to_owned(), stamp(row, "d", "b")?, written));
+            }
             Some(1) => {
                 focus = Some(Focus {
                     statement: text(row, "a")?.to_owned(),
@@ -575,6 +594,7 @@ pub async fn load_state(db: &dyn Sql, project: Readable<'_>) -> Result<Option<St
                     id: text(row, "a")?.to_owned(),
                     kind: Kind::parse(text(row, "b")?).ok_or(StoreError::Decode("kind"))?,
                     body: text(row, "c")?.to_owned(),
+                    by: opt_text(row, "d")?.map(str::to_owned),
                 };
                 // In insertion order, whatever order the aggregate saw the rows in (stable, were
                 // two to share a `seq`). They come in that order in practice (the index is read
@@ -590,13 +610,17 @@ pub async fn load_state(db: &dyn Sql, project: Readable<'_>) -> Result<Option<St
     let unlisted = u64::try_from(open)
         .unwrap_or(0)
         .saturating_sub(deferred.len() as u64);
-    Ok(north_star.map(|(north_star, north_star_set)| State {
-        project_id: project_id.to_owned(),
-        north_star,
-        north_star_set,
-        focus,
-        deferred,
-        unlisted,
+    Ok(north_star.map(|(north_star, north_star_set, written)| {
+        let focus_at = focus.as_ref().and_then(|f: &Focus| f.set.at_ms);
+        State {
+            project_id: project_id.to_owned(),
+            north_star,
+            north_star_set,
+            written_at: written.max(focus_at.unwrap_or_default()),
+            focus,
+            deferred,
+            unlisted,
+        }
     }))
 }
 
@@ -915,7 +939,8 @@ mod tests {
         );
     }
 
-    /// `MIGRATIONS` and migrations/ can never disagree: same files, same order, same text.
+    /// `MIGRATIONS` and migrations/ can never disagree: same files, same order, the same text
+    /// less its comments.
     #[test]
     fn the_migration_list_is_the_migrations_folder() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/migrations");
@@ -933,6 +958,35 @@ mod tests {
             .iter()
             .map(|(n, t)| ((*n).to_owned(), (*t).to_owned()))
             .collect();
-        assert_eq!(listed, files);
+        let uncommented: Vec<(String, String)> = files
+            .into_iter()
+            .map(|(name, text)| {
+                let kept: Vec<String> = text
+                    .lines()
+                    .map(|line| {
+                        line.split_once("--")
+                            .map_or(line, |(code, _)| code)
+                            .trim_end()
+                    })
+                    .filter(|line| !line.is_empty())
+                    .map(|line| format!("{line}\n"))
+                    .collect();
+                (name, kept.concat())
+            })
+            .collect();
+        assert_eq!(listed, uncommented);
+        // And what is left is the files' every statement, as a splitter of the whole file reads
+        // it, white space aside.
+        let words = |sql: &str| -> Vec<String> {
+            let statements = split_sql(sql);
+            statements
+                .iter()
+                .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+                .collect()
+        };
+        for (name, text) in MIGRATIONS {
+            let file = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+            assert_eq!(words(text), words(&file), "{name}");
+        }
     }
 }

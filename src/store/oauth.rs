@@ -38,15 +38,32 @@ const GUARD_CONSTRAINT: &str = "grant_revoked";
 
 /// The request's storage when its credential is an OAuth grant: each batch starts with `GUARD`,
 /// so a revoked grant reads and writes nothing from the moment it is revoked, at the price of
-/// one more statement in the same round trip. `route::serve` and the /sse object wrap the
-/// request's storage in it, so no surface can forget it.
+/// one more statement in the same round trip. `Ctx::guarded` wraps the request's storage in it,
+/// so no surface can forget it, and asks it alone (an empty batch) when the request sent none.
 pub struct Guarded<'a> {
-    pub db: &'a dyn Sql,
-    pub grant: &'a str,
+    db: &'a dyn Sql,
+    grant: &'a str,
+    asked: std::cell::Cell<bool>,
+}
+
+impl<'a> Guarded<'a> {
+    pub fn new(db: &'a dyn Sql, grant: &'a str) -> Self {
+        Guarded {
+            db,
+            grant,
+            asked: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Whether a batch, and so the guard, has been sent.
+    pub fn asked(&self) -> bool {
+        self.asked.get()
+    }
 }
 
 impl Sql for Guarded<'_> {
     fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
+        self.asked.set(true);
         let mut guarded = Vec::with_capacity(stmts.len() + 1);
         guarded.push(Stmt::new(GUARD, vec![self.grant.into()]));
         guarded.extend(stmts);

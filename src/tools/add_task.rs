@@ -27,7 +27,8 @@ const KIND: Param = Param {
 pub const DEF: ToolDef = ToolDef {
     name: "add_task",
     title: "Add a task",
-    description: &["Adds a task to the project and returns its id. kind is main (work toward the \
+    description: &["Records deferred work before the chat ends: cleanup, record or main tasks. \
+                    It adds a task to the project and returns its id. kind is main (work toward the \
                     North Star; stored but not listed by get_state, where the focus is the one thing \
                     to do), cleanup or record (deferred: listed by get_state under 後処理 and not to \
                     be started until the North Star is reached). Safe to retry: if an open task of \
@@ -39,6 +40,7 @@ pub const DEF: ToolDef = ToolDef {
         idempotent: true,
     },
     ui: None,
+    always_load: false,
     handler: Handler::Write(|args, project, ctx| Box::pin(run(args, project, ctx))),
 };
 

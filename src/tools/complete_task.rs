@@ -31,8 +31,8 @@ pub const DEF: ToolDef = ToolDef {
     name: "complete_task",
     title: "Complete a task",
     description: &[
-        "Marks a task done by its id (from add_task, or from the task_id lines of \
-                    get_state's reference data). A completed task is no longer listed; evidence, if given, is kept \
+        "Marks a finished task done, by its id from add_task or get_state. The id is \
+                    add_task's answer or a task_id line of get_state's reference data. A completed task is no longer listed; evidence, if given, is kept \
                     in the history. Completing it again changes nothing.",
     ],
     params: &[TASK_ID, EVIDENCE],
@@ -42,6 +42,7 @@ pub const DEF: ToolDef = ToolDef {
         idempotent: true,
     },
     ui: None,
+    always_load: false,
     handler: Handler::WriteReach(|args, reach, ctx| Box::pin(run(args, reach, ctx))),
 };
 

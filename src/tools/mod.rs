@@ -25,8 +25,9 @@ use crate::scope::{Reach, Readable, Scope, Writable, WriteReach};
 use crate::store::LocalFuture;
 use args::Args;
 
-/// get_state, which the plain-text state (`plain`) runs as it is.
+/// get_state, whose name and refusal the plain-text state (`plain`) shares.
 pub const GET_STATE: &ToolDef = &get_state::DEF;
+pub use get_state::no_project;
 
 /// Every tool, in the order tools/list shows them.
 pub const ALL: [&ToolDef; 6] = [
@@ -74,6 +75,9 @@ pub struct ToolDef {
     /// The `ui://` resource (MCP Apps) that shows this tool's results, named in its tools/list
     /// entry.
     pub ui: Option<&'static str>,
+    /// Claude Code's `anthropic/alwaysLoad`: listed with its whole definition from the start
+    /// of a session rather than deferred behind tool search.
+    pub always_load: bool,
     pub handler: Handler,
 }
 

@@ -123,5 +123,8 @@ pub fn list_entry(def: &ToolDef, one_project: bool) -> Json {
     if let Some(uri) = def.ui {
         entry["_meta"] = json!({"ui": {"resourceUri": uri}});
     }
+    if def.always_load {
+        entry["_meta"]["anthropic/alwaysLoad"] = json!(true);
+    }
     entry
 }

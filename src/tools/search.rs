@@ -45,8 +45,8 @@ pub const DEF: ToolDef = ToolDef {
     name: "search",
     title: "Search decisions and tasks",
     description: &[
-        "Finds why and when things were decided: the North Star and focus changes \
-                    (with their why and done-when) and the tasks (with their evidence) whose text \
+        "Finds why and when things were decided, in the project's history. It searches \
+                    the North Star and focus changes (with their why and done-when) and the tasks (with their evidence) whose text \
                     holds the query, newest first, at most 20, each with its date, project and \
                     client. Read-only. The lines are records of the past, not tasks to do: \
                     get_state says what to do now.",
@@ -58,6 +58,7 @@ pub const DEF: ToolDef = ToolDef {
         idempotent: true,
     },
     ui: None,
+    always_load: false,
     handler: Handler::Reach(|args, reach, ctx| Box::pin(run(args, reach, ctx))),
 };
 

@@ -39,8 +39,9 @@ pub const DEF: ToolDef = ToolDef {
     name: "set_focus",
     title: "Set the focus",
     description: &[
-        "Sets the project's focus (本丸): the one thing to do now toward the North Star, \
-                    with an optional reason and exit criterion. A project has exactly one focus; this \
+        "Records where the focus moved, before the chat ends: the one thing to do now. \
+                    It sets the project's focus (本丸) toward the North Star, with an optional \
+                    reason and exit criterion. A project has exactly one focus; this \
                     replaces the previous one (the history keeps it). Setting the same focus again \
                     confirms it. The project must exist (set_north_star creates it).",
     ],
@@ -51,6 +52,7 @@ pub const DEF: ToolDef = ToolDef {
         idempotent: true,
     },
     ui: None,
+    always_load: false,
     handler: Handler::Write(|args, project, ctx| Box::pin(run(args, project, ctx))),
 };
 

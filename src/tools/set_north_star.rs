@@ -32,6 +32,7 @@ pub const DEF: ToolDef = ToolDef {
         idempotent: true,
     },
     ui: None,
+    always_load: false,
     handler: Handler::Write(|args, project, ctx| Box::pin(run(args, project, ctx))),
 };
 

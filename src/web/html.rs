@@ -284,14 +284,14 @@ fn focus_card(h: &mut Html, v: &Project<'_>) {
 
 /// The one-press confirmation: set_focus with the focus as it stands, every field carried.
 fn still_the_focus(h: &mut Html, v: &Project<'_>, focus: &Focus) {
-    h.fill(
+    h.fields(
         "<form method=post action=\"{}projects/{}/set_focus\" data-tool=set_focus>\
          <input type=hidden name=statement value=\"{}\">",
         &[v.up, &v.state.project_id, &focus.statement],
     );
     for (name, text) in [("why", &focus.why), ("done_when", &focus.done_when)] {
         if let Some(text) = text {
-            h.fill("<input type=hidden name={} value=\"{}\">", &[name, text]);
+            h.fields("<input type=hidden name={} value=\"{}\">", &[name, text]);
         }
     }
     h.raw("<button>Still the focus</button></form>");
@@ -310,7 +310,7 @@ fn change_forms(h: &mut Html, v: &Project<'_>) {
         Some(r) if r.tool != "complete_task" => " open",
         _ => "",
     };
-    h.fill(
+    h.fields(
         "<details id=change{}><summary>Change the North Star or the focus, add a task</summary>\
          <form method=post action=\"{}projects/{}/set_north_star\" data-tool=set_north_star>\
          <label for=ns>🎯 North Star</label><textarea id=ns name=text rows=3 required>\n{}</textarea>\
@@ -360,7 +360,7 @@ fn deferred_task(h: &mut Html, v: &Project<'_>, n: u32, task: &Deferred) {
         // The evidence field refills only in the row whose post was refused.
         let sent = v.refused.filter(|r| r.field("task_id") == Some(&task.id));
         let n = n.to_string();
-        h.fill(
+        h.fields(
             "<form method=post action=\"{}projects/{}/complete_task\" data-tool=complete_task>\
              <input type=hidden name=task_id value=\"{}\">\
              <label for=ev{}>Evidence (optional): what shows it is done</label>\
@@ -471,7 +471,7 @@ fn link(text: &str) -> bool {
 /// The search box: a GET form whose fields are the search tool's arguments (the project comes
 /// from the URL). `prefix` is the relative way from the page to the search page's folder.
 pub fn search_box(h: &mut Html, prefix: &str, query: &str, kind: &str) {
-    h.fill(
+    h.fields(
         "<form method=get action=\"{}search\" role=search data-tool=search>\
          <label for=sq>Search what was decided and done</label>\
          <input id=sq name=query type=search required value=\"{}\">\

@@ -164,7 +164,7 @@ fn import_page(
             h.raw("<p class=m>This token is read-only: it cannot import.</p>");
             return;
         }
-        h.fill(
+        h.fields(
             "<p class=m>A document that an export wrote (the JSON) becomes a new project, with \
              its tasks, ids and history, or nothing at all.</p>\
              <form method=post action=\"import\" data-tool=import>\

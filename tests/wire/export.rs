@@ -57,7 +57,7 @@ fn a_project_exports_to_one_document_in_one_round_trip() {
     );
     assert_eq!(
         reply.body,
-        r#"{"exported_at":1796140800000,"focus":{"created_at":1796115600000,"done_when":"no redis crate in Cargo.lock","statement":"Move the session cache from Redis to D1","updated_at":1796115600000,"updated_by":"wire-test/0","why":"one service less to run"},"format":"handoff-mcp project","history":[{"at":1796112000000,"client":"wire-test/0","done_when":null,"kind":null,"note":null,"task_id":null,"value":"Ship handoff v1 without Redis","what":"north_star"},{"at":1796115600000,"client":"wire-test/0","done_when":"no redis crate in Cargo.lock","kind":null,"note":"one service less to run","task_id":null,"value":"Move the session cache from Redis to D1","what":"focus"},{"at":1796126400000,"client":"wire-test/0","done_when":null,"kind":"record","note":"commit 1a2b3c: README explains it","task_id":"task-2","value":"Note why Redis was dropped","what":"completed"}],"project":{"created_at":1796112000000,"id":"handoff","north_star":"Ship handoff v1 without Redis","updated_at":1796112000000,"updated_by":"wire-test/0"},"tasks":[{"body":"Delete the Redis config","completed_at":null,"completed_by":null,"created_at":1796119200000,"created_by":"wire-test/0","evidence":null,"id":"task-1","kind":"cleanup","status":"open","updated_at":1796119200000},{"body":"Note why Redis was dropped","completed_at":1796126400000,"completed_by":"wire-test/0","created_at":1796122800000,"created_by":"wire-test/0","evidence":"commit 1a2b3c: README explains it","id":"task-2","kind":"record","status":"done","updated_at":1796126400000}],"version":1}"#
+        r#"{"exported_at":1796140800000,"focus":{"created_at":1796115600000,"done_when":"no redis crate in Cargo.lock","statement":"Move the session cache from Redis to D1","updated_at":1796115600000,"updated_by":"owner (wire-test/0)","why":"one service less to run"},"format":"handoff-mcp project","history":[{"at":1796112000000,"client":"owner (wire-test/0)","done_when":null,"kind":null,"note":null,"task_id":null,"value":"Ship handoff v1 without Redis","what":"north_star"},{"at":1796115600000,"client":"owner (wire-test/0)","done_when":"no redis crate in Cargo.lock","kind":null,"note":"one service less to run","task_id":null,"value":"Move the session cache from Redis to D1","what":"focus"},{"at":1796126400000,"client":"owner (wire-test/0)","done_when":null,"kind":"record","note":"commit 1a2b3c: README explains it","task_id":"task-2","value":"Note why Redis was dropped","what":"completed"}],"project":{"created_at":1796112000000,"id":"handoff","north_star":"Ship handoff v1 without Redis","updated_at":1796112000000,"updated_by":"owner (wire-test/0)"},"tasks":[{"body":"Delete the Redis config","completed_at":null,"completed_by":null,"created_at":1796119200000,"created_by":"owner (wire-test/0)","evidence":null,"id":"task-1","kind":"cleanup","status":"open","updated_at":1796119200000},{"body":"Note why Redis was dropped","completed_at":1796126400000,"completed_by":"owner (wire-test/0)","created_at":1796122800000,"created_by":"owner (wire-test/0)","evidence":"commit 1a2b3c: README explains it","id":"task-2","kind":"record","status":"done","updated_at":1796126400000}],"version":1}"#
     );
 }
 
@@ -89,14 +89,14 @@ fn the_markdown_reads_the_same_project() {
     assert_eq!(
         reply.body,
         "# login\n\nExported from handoff-mcp on 2026-12-01 16:00 UTC.\n\n\
-         ## North Star\n\n🎯 ログイン画面を一番使いやすくする\n\n- set 2026-12-01 13:00 UTC by wire-test/0\n\n\
+         ## North Star\n\n🎯 ログイン画面を一番使いやすくする\n\n- set 2026-12-01 13:00 UTC by owner (wire-test/0)\n\n\
          ## Focus\n\n▶ ログイン画面のエラーメッセージを直す\n\n- why: 問い合わせの半分がログイン失敗\n\
-         - done when: エラー文言がすべて日本語になる\n- set 2026-12-01 14:00 UTC by wire-test/0\n\n\
+         - done when: エラー文言がすべて日本語になる\n- set 2026-12-01 14:00 UTC by owner (wire-test/0)\n\n\
          ## Open tasks\n\n(none)\n\n\
          ## History, newest first (times UTC)\n\n\
-         - 2026-12-01 16:00 — cleanup task completed: 古いログイン画面のCSSを消す — evidence: PR #12 で移行済み — by wire-test/0\n\
-         - 2026-12-01 14:00 — focus set: ログイン画面のエラーメッセージを直す — why: 問い合わせの半分がログイン失敗 — done when: エラー文言がすべて日本語になる — by wire-test/0\n\
-         - 2026-12-01 13:00 — north star set: ログイン画面を一番使いやすくする — by wire-test/0\n"
+         - 2026-12-01 16:00 — cleanup task completed: 古いログイン画面のCSSを消す — evidence: PR #12 で移行済み — by owner (wire-test/0)\n\
+         - 2026-12-01 14:00 — focus set: ログイン画面のエラーメッセージを直す — why: 問い合わせの半分がログイン失敗 — done when: エラー文言がすべて日本語になる — by owner (wire-test/0)\n\
+         - 2026-12-01 13:00 — north star set: ログイン画面を一番使いやすくする — by owner (wire-test/0)\n"
     );
 }
 
@@ -507,11 +507,15 @@ fn a_client_name_with_control_characters_is_kept_without_them() {
         &body.to_string(),
     );
     assert_eq!(reply.json()["result"]["isError"], false, "{}", reply.body);
-    assert_eq!(s.db.stored("SELECT client FROM event"), "abc/12");
-    assert_eq!(s.db.stored("SELECT updated_by FROM project"), "abc/12");
+    assert_eq!(s.db.stored("SELECT client FROM event"), "owner (abc/12)");
+    assert_eq!(
+        s.db.stored("SELECT updated_by FROM project"),
+        "owner (abc/12)"
+    );
     let document = get(&s, &page("projects/p/export.json")).body;
     assert_eq!(import(&s, TOKEN, &document, "p-copy").status, 303);
-    // A name of control characters alone is no name: the User-Agent's, else "unknown".
+    // A name of control characters alone is no name: the User-Agent's, else the credential's
+    // alone.
     meta["io.modelcontextprotocol/clientInfo"] = json!({"name": "\u{7}"});
     let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "set_north_star", "arguments": {"project_id": "q", "text": "n"}, "_meta": meta}});
@@ -525,7 +529,7 @@ fn a_client_name_with_control_characters_is_kept_without_them() {
     );
     assert_eq!(
         s.db.stored("SELECT updated_by FROM project WHERE id = 'q'"),
-        "unknown"
+        "owner"
     );
 }
 

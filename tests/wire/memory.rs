@@ -59,15 +59,15 @@ fn every_write_is_stamped_with_the_server_clock_and_the_client() {
     let row = |sql: &str| s.db.stored(sql);
     assert_eq!(
         row("SELECT created_at || ' ' || updated_at || ' ' || updated_by FROM project"),
-        format!("{NOW_MS} {NOW_MS} wire-test/0")
+        format!("{NOW_MS} {NOW_MS} owner (wire-test/0)")
     );
     assert_eq!(
         row("SELECT created_at || ' ' || updated_at || ' ' || updated_by FROM focus"),
-        format!("{} {} wire-test/0", NOW_MS + HOUR, NOW_MS + HOUR)
+        format!("{} {} owner (wire-test/0)", NOW_MS + HOUR, NOW_MS + HOUR)
     );
     assert_eq!(
         row("SELECT created_at || ' ' || created_by || ' ' || completed_at || ' ' || completed_by || ' ' || evidence FROM task"),
-        format!("{} claude-code/2.1.332 {} unknown PR #9", NOW_MS + 2 * HOUR, NOW_MS + 3 * HOUR)
+        format!("{} owner (claude-code/2.1.332) {} owner PR #9", NOW_MS + 2 * HOUR, NOW_MS + 3 * HOUR)
     );
 }
 
@@ -107,14 +107,16 @@ fn the_history_records_each_change_newest_first() {
     assert_eq!(
         s.read("handoff://projects/p/history"),
         "History, newest first (times UTC):\n\
-         2026-12-03 11:00  cleanup task completed: drop the flag — evidence: commit 1a2b3c — by wire-test/0\n\
-         2026-12-03 10:00  focus set: Ship the smoke test — why: users see it — done when: the smoke passes twice — by wire-test/0\n\
-         2026-12-02 10:00  focus set: Wire the Worker — by wire-test/0\n\
-         2026-12-01 09:00  focus set: Write the store — why: everything depends on it — by wire-test/0\n\
-         2026-12-01 08:00  north star set: Ship v2 — by wire-test/0"
+         2026-12-03 11:00  cleanup task completed: drop the flag — evidence: commit 1a2b3c — by owner (wire-test/0)\n\
+         2026-12-03 10:00  focus set: Ship the smoke test — why: users see it — done when: the smoke passes twice — by owner (wire-test/0)\n\
+         2026-12-02 10:00  focus set: Wire the Worker — by owner (wire-test/0)\n\
+         2026-12-01 09:00  focus set: Write the store — why: everything depends on it — by owner (wire-test/0)\n\
+         2026-12-01 08:00  north star set: Ship v2 — by owner (wire-test/0)"
     );
     // The confirmation still counts as setting the focus now.
-    assert!(s.state_texts("p")[1].contains("\nfocus: set 2026-12-03 (today) by wire-test/0\n"));
+    assert!(
+        s.state_texts("p")[1].contains("\nfocus: set 2026-12-03 (today) by owner (wire-test/0)\n")
+    );
 }
 
 #[test]
@@ -130,8 +132,8 @@ fn the_history_shows_the_newest_fifty_and_counts_the_rest() {
     let history = s.read("handoff://projects/p/history");
     let lines: Vec<&str> = history.lines().collect();
     assert_eq!(lines.len(), 52, "{history}");
-    assert!(lines[1].ends_with("focus set: focus 59 — by wire-test/0"));
-    assert!(lines[50].ends_with("focus set: focus 10 — by wire-test/0"));
+    assert!(lines[1].ends_with("focus set: focus 59 — by owner (wire-test/0)"));
+    assert!(lines[50].ends_with("focus set: focus 10 — by owner (wire-test/0)"));
     assert_eq!(lines[51], "… and 11 older events");
 }
 
@@ -147,7 +149,7 @@ fn stored_text_cannot_forge_a_history_line() {
 }
 
 #[test]
-fn attribution_prefers_meta_client_info_then_the_user_agent_then_unknown() {
+fn attribution_names_the_credential_then_meta_client_info_or_the_user_agent() {
     let s = project();
     handshake_call(
         &s,
@@ -173,7 +175,15 @@ fn attribution_prefers_meta_client_info_then_the_user_agent_then_unknown() {
         .skip(1)
         .map(|l| l.rsplit(" — by ").next().unwrap())
         .collect();
-    assert_eq!(by, ["Bad", "unknown", "claude-code/2.1.332", "wire-test/0"]);
+    assert_eq!(
+        by,
+        [
+            "owner (Bad)",
+            "owner",
+            "owner (claude-code/2.1.332)",
+            "owner (wire-test/0)"
+        ]
+    );
 }
 
 #[test]
@@ -185,7 +195,7 @@ fn the_reference_block_asks_to_confirm_a_stale_focus() {
     );
     s.now.set(NOW_MS + 7 * DAY);
     let fresh = &s.state_texts("p")[1];
-    assert!(fresh.contains("\nfocus: set 2026-12-01 (7 days ago) by wire-test/0\nfocus done when: CI is green\n(no open"), "{fresh}");
+    assert!(fresh.contains("\nfocus: set 2026-12-01 (7 days ago) by owner (wire-test/0)\nfocus done when: CI is green\n(no open"), "{fresh}");
     s.now.set(NOW_MS + 8 * DAY);
     let stale = &s.state_texts("p")[1];
     assert!(stale.contains("\nThe focus is 8 days old (the limit is 7 days): confirm it (set_focus with the same statement) or replace it before working on it.\n"), "{stale}");

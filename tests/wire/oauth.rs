@@ -677,6 +677,48 @@ fn revoking_on_the_page_ends_the_grant_at_once() {
         call(&s, access, "set_north_star", json!({"text": "x"})).status,
         401
     );
+    // Refused at once for every method, those that read nothing included: one round trip
+    // each (the guard alone), as a live grant's makes too.
+    let auth = format!("Bearer {access}");
+    for (message, version) in [
+        (
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"}}}),
+            "2025-06-18",
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+            "2025-06-18",
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}),
+            "2025-06-18",
+        ),
+        (
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            "2025-06-18",
+        ),
+    ] {
+        let before = s.db.batches.get();
+        let reply = s.http(
+            "POST",
+            "/mcp",
+            &[
+                ("Content-Type", "application/json"),
+                ("MCP-Protocol-Version", version),
+                ("Authorization", &auth),
+            ],
+            message.to_string().as_bytes(),
+        );
+        assert_eq!(reply.status, 401, "{message}: {}", reply.body);
+        assert_eq!(
+            reply.json()["error"]["message"],
+            "Unauthorized: this grant was revoked; authorize again",
+            "{message}"
+        );
+        assert_eq!(s.db.batches.get() - before, 1, "{message}");
+    }
     assert_eq!(
         refresh(&s, &client, tokens["refresh_token"].as_str().unwrap()).status,
         400
@@ -1733,8 +1775,20 @@ fn an_access_token_reads_the_plain_text_state_within_its_grant() {
             "This token reaches project \"alpha\" only, not \"beta\". Nothing was read or written.\n"
         )
     );
+    // The grant reaches one project, so the state needs no id.
+    let unnamed = s.http("GET", "/state.txt", &[("Authorization", &auth)], b"");
+    assert_eq!((unnamed.status, &unnamed.body), (200, &reply.body));
+    assert_eq!(unnamed.header("x-handoff-project"), Some("alpha"));
     revoke_the_grant_on_the_page(&s);
-    let denied = get("alpha");
-    assert_eq!(denied.status, 401, "{}", denied.body);
-    assert!(!denied.body.contains("Read by a hook"), "{}", denied.body);
+    for path in ["/projects/alpha/state.txt", "/state.txt"] {
+        let denied = s.http("GET", path, &[("Authorization", &auth)], b"");
+        assert_eq!(denied.status, 401, "{}", denied.body);
+        assert_eq!(
+            (denied.header("content-type"), denied.body.as_str()),
+            (
+                Some("text/plain; charset=utf-8"),
+                "Unauthorized: this grant was revoked; authorize again\n"
+            )
+        );
+    }
 }

@@ -85,10 +85,10 @@ fn an_english_query_finds_each_kind_of_record_newest_first() {
         search(&s, json!({"query": "redis"})),
         format!(
             "{}\n\
-             2026-12-01 12:00  handoff  record task completed: Note why Redis was dropped — evidence: commit 1a2b3c: README explains it — by wire-test/0\n\
-             2026-12-01 10:00  handoff  cleanup task open, task_id=task-1: Delete the Redis config — by wire-test/0\n\
-             2026-12-01 09:00  handoff  focus set: Move the session cache from Redis to D1 — why: one service less to run — done when: no redis crate in Cargo.lock — by wire-test/0\n\
-             2026-12-01 08:00  handoff  north star set: Ship handoff v1 without Redis — by wire-test/0\n\
+             2026-12-01 12:00  handoff  record task completed: Note why Redis was dropped — evidence: commit 1a2b3c: README explains it — by owner (wire-test/0)\n\
+             2026-12-01 10:00  handoff  cleanup task open, task_id=task-1: Delete the Redis config — by owner (wire-test/0)\n\
+             2026-12-01 09:00  handoff  focus set: Move the session cache from Redis to D1 — why: one service less to run — done when: no redis crate in Cargo.lock — by owner (wire-test/0)\n\
+             2026-12-01 08:00  handoff  north star set: Ship handoff v1 without Redis — by owner (wire-test/0)\n\
              4 records match.",
             head("redis", "")
         )
@@ -97,7 +97,7 @@ fn an_english_query_finds_each_kind_of_record_newest_first() {
     assert_eq!(
         search(&s, json!({"query": "1A2B3C"})),
         format!(
-            "{}\n2026-12-01 12:00  handoff  record task completed: Note why Redis was dropped — evidence: commit 1a2b3c: README explains it — by wire-test/0\n1 record matches.",
+            "{}\n2026-12-01 12:00  handoff  record task completed: Note why Redis was dropped — evidence: commit 1a2b3c: README explains it — by owner (wire-test/0)\n1 record matches.",
             head("1A2B3C", "")
         )
     );
@@ -111,9 +111,9 @@ fn a_japanese_query_finds_words_written_without_spaces() {
         search(&s, json!({"query": "ログイン画面"})),
         format!(
             "{}\n\
-             2026-12-01 16:00  login  cleanup task completed: 古いログイン画面のCSSを消す — evidence: PR #12 で移行済み — by wire-test/0\n\
-             2026-12-01 14:00  login  focus set: ログイン画面のエラーメッセージを直す — why: 問い合わせの半分がログイン失敗 — done when: エラー文言がすべて日本語になる — by wire-test/0\n\
-             2026-12-01 13:00  login  north star set: ログイン画面を一番使いやすくする — by wire-test/0\n\
+             2026-12-01 16:00  login  cleanup task completed: 古いログイン画面のCSSを消す — evidence: PR #12 で移行済み — by owner (wire-test/0)\n\
+             2026-12-01 14:00  login  focus set: ログイン画面のエラーメッセージを直す — why: 問い合わせの半分がログイン失敗 — done when: エラー文言がすべて日本語になる — by owner (wire-test/0)\n\
+             2026-12-01 13:00  login  north star set: ログイン画面を一番使いやすくする — by owner (wire-test/0)\n\
              3 records match.",
             head("ログイン画面", "")
         )
@@ -133,7 +133,7 @@ fn a_query_shorter_than_a_trigram_is_still_found() {
     assert_eq!(
         search(&s, json!({"query": "移行"})),
         format!(
-            "{}\n2026-12-01 16:00  login  cleanup task completed: 古いログイン画面のCSSを消す — evidence: PR #12 で移行済み — by wire-test/0\n1 record matches.",
+            "{}\n2026-12-01 16:00  login  cleanup task completed: 古いログイン画面のCSSを消す — evidence: PR #12 で移行済み — by owner (wire-test/0)\n1 record matches.",
             head("移行", "")
         )
     );
@@ -191,19 +191,19 @@ fn a_search_is_narrowed_by_project_and_by_kind() {
     // both have: the evidence "PR" of login and the "README" of handoff are told apart.
     assert_eq!(
         lines(json!({"query": "dropped", "project_id": "handoff"})),
-        ["record task completed: Note why Redis was dropped — evidence: commit 1a2b3c: README explains it — by wire-test/0", "1 record matches."]
+        ["record task completed: Note why Redis was dropped — evidence: commit 1a2b3c: README explains it — by owner (wire-test/0)", "1 record matches."]
     );
     assert_eq!(
         lines(json!({"query": "redis", "kind": "north_star"})),
         [
-            "north star set: Ship handoff v1 without Redis — by wire-test/0",
+            "north star set: Ship handoff v1 without Redis — by owner (wire-test/0)",
             "1 record matches."
         ]
     );
     assert_eq!(
         lines(json!({"query": "redis", "kind": "cleanup"})),
         [
-            "cleanup task open, task_id=task-1: Delete the Redis config — by wire-test/0",
+            "cleanup task open, task_id=task-1: Delete the Redis config — by owner (wire-test/0)",
             "1 record matches."
         ]
     );
@@ -214,7 +214,7 @@ fn a_search_is_narrowed_by_project_and_by_kind() {
     assert_eq!(
         search(&s, json!({"query": "ログイン", "project_id": "login", "kind": "focus"})),
         format!(
-            "{}\n2026-12-01 14:00  login  focus set: ログイン画面のエラーメッセージを直す — why: 問い合わせの半分がログイン失敗 — done when: エラー文言がすべて日本語になる — by wire-test/0\n1 record matches.",
+            "{}\n2026-12-01 14:00  login  focus set: ログイン画面のエラーメッセージを直す — why: 問い合わせの半分がログイン失敗 — done when: エラー文言がすべて日本語になる — by owner (wire-test/0)\n1 record matches.",
             head("ログイン", " in project \"login\" among focus records")
         )
     );
@@ -278,12 +278,12 @@ fn at_most_twenty_hits_the_newest_and_how_many_matched() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 22, "{text}");
     assert!(
-        lines[1].ends_with("migration step 24 — by wire-test/0"),
+        lines[1].ends_with("migration step 24 — by owner (wire-test/0)"),
         "{}",
         lines[1]
     );
     assert!(
-        lines[20].ends_with("migration step 05 — by wire-test/0"),
+        lines[20].ends_with("migration step 05 — by owner (wire-test/0)"),
         "{}",
         lines[20]
     );
@@ -425,7 +425,7 @@ fn stored_strings_stay_inside_their_hit_line_and_long_ones_are_clipped() {
     assert_eq!(
         line,
         format!(
-            "2026-12-01 08:00  p  focus set: …{}needle{}… — by wire-test/0",
+            "2026-12-01 08:00  p  focus set: …{}needle{}… — by owner (wire-test/0)",
             "a".repeat(50),
             "b".repeat(144)
         )

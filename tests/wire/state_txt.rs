@@ -248,7 +248,9 @@ fn the_pages_credential_rules_hold_and_a_wrong_token_is_counted() {
             vec![],
             (404, false),
         ),
-        ("GET", "/projects/state.txt", vec![], (404, false)),
+        ("GET", "/projects/x/y/state.txt", vec![], (404, false)),
+        // A path token that is no token: `/<token>/state.txt` with "projects", counted.
+        ("GET", "/projects/state.txt", vec![], (404, true)),
         // Accepted, whatever MCP headers either era would check or an Origin: a link's GET.
         (
             "GET",
@@ -288,4 +290,150 @@ fn the_pages_credential_rules_hold_and_a_wrong_token_is_counted() {
     // A 404 for a wrong path token says nothing more than any path that is not ours.
     let wrong = s.http("GET", "/wrong-token/projects/alpha/state.txt", &[], b"");
     assert_eq!((wrong.status, wrong.body.as_str()), (404, "Not Found"));
+}
+
+/// `…/state.txt` with no project id: a credential of one project reads its own state, byte for
+/// byte the named route's; one of every project is told to name one (400, nothing read). A 401
+/// is text here too, never /mcp's JSON-RPC body.
+#[test]
+fn a_credential_of_one_project_reads_its_state_without_an_id() {
+    let s = server();
+    for token in [RW, RO] {
+        let named = state(&s, token, "alpha", true);
+        let path = format!("/{token}/state.txt");
+        let auth = format!("Bearer {token}");
+        for reply in [
+            s.http("GET", &path, &[], b""),
+            s.http("GET", "/state.txt", &[("Authorization", &auth)], b""),
+        ] {
+            assert_eq!((reply.status, &reply.body), (200, &named.body), "{token}");
+            assert_text_headers(&reply);
+            assert_eq!(reply.header("x-handoff-project"), Some("alpha"));
+        }
+    }
+    let before = s.db.batches.get();
+    for reply in [
+        s.http("GET", &format!("/{TOKEN}/state.txt"), &[], b""),
+        s.http(
+            "GET",
+            "/state.txt",
+            &[("Authorization", "Bearer test-token")],
+            b"",
+        ),
+    ] {
+        assert_eq!(
+            (reply.status, reply.body.as_str()),
+            (
+                400,
+                "This credential reaches every project, so the state needs a project id: GET \
+                 /projects/<project id>/state.txt.\n"
+            )
+        );
+        assert_text_headers(&reply);
+        assert_eq!(reply.header("x-handoff-project"), None);
+    }
+    assert_eq!(s.db.batches.get(), before, "refused before any storage");
+    for authorization in [None, Some("Bearer wrong-token")] {
+        let headers: Vec<(&str, &str)> = authorization
+            .map(|a| ("Authorization", a))
+            .into_iter()
+            .collect();
+        let reply = s.http("GET", "/state.txt", &headers, b"");
+        assert_eq!(
+            (reply.status, reply.body.as_str()),
+            (
+                401,
+                "Unauthorized: send the header Authorization: Bearer <token>, or put the token in \
+                 the path (/<token>/mcp)\n"
+            ),
+            "{authorization:?}"
+        );
+        assert_text_headers(&reply);
+        assert!(reply.header("www-authenticate").is_some());
+    }
+}
+
+/// The headers say which project, when it was last written in any way (every write moves the
+/// time, a confirmation and a main task included; a read does not), and who wrote what it shows.
+#[test]
+fn the_headers_name_the_project_its_newest_write_and_its_writers() {
+    let s = server();
+    let written = |s: &Server| {
+        let reply = state(s, TOKEN, "alpha", true);
+        assert_eq!(reply.header("x-handoff-project"), Some("alpha"));
+        reply
+            .header("x-handoff-written-at")
+            .unwrap()
+            .parse::<i64>()
+            .unwrap()
+    };
+    assert_eq!(written(&s), crate::support::NOW_MS);
+    let minute = 60_000;
+    let mut at = crate::support::NOW_MS;
+    let mut moves = |s: &Server, what: &str, tool: &str, arguments: serde_json::Value| {
+        at += minute;
+        s.now.set(at);
+        s.ok(tool, arguments);
+        assert_eq!(written(s), at, "{what}");
+        at += minute;
+        s.now.set(at);
+        assert_eq!(written(s), at - minute, "{what}: a read moves nothing");
+    };
+    moves(
+        &s,
+        "the same North Star",
+        "set_north_star",
+        json!({"project_id": "alpha", "text": "Ship the hook"}),
+    );
+    moves(
+        &s,
+        "the same focus",
+        "set_focus",
+        json!({"project_id": "alpha", "statement": "the endpoint", "why": "the hook reads it"}),
+    );
+    moves(
+        &s,
+        "a main task",
+        "add_task",
+        json!({"project_id": "alpha", "body": "main work", "kind": "main"}),
+    );
+    let main = s.db.stored("SELECT id FROM task WHERE kind = 'main'");
+    moves(
+        &s,
+        "a main task done",
+        "complete_task",
+        json!({"task_id": main}),
+    );
+    moves(
+        &s,
+        "a record",
+        "add_task",
+        json!({"project_id": "alpha", "body": "a note", "kind": "record"}),
+    );
+    // Writes through the page's form count too, and its writer is named.
+    at += minute;
+    s.now.set(at);
+    let form = s.http(
+        "POST",
+        &format!("/{RW}/projects/alpha/add_task"),
+        &[
+            ("Content-Type", "application/x-www-form-urlencoded"),
+            ("Origin", crate::support::ORIGIN),
+        ],
+        b"body=from+the+page&kind=cleanup",
+    );
+    assert_eq!(form.status, 303, "{}", form.body);
+    assert_eq!(written(&s), at);
+    assert_eq!(
+        state(&s, TOKEN, "alpha", true).header("x-handoff-writers"),
+        Some("owner (wire-test/0), project token (web)")
+    );
+    // A project with no known writer, from before names were kept, has no such header.
+    s.db.conn
+        .execute_batch("UPDATE project SET updated_by = NULL; UPDATE focus SET updated_by = NULL; UPDATE task SET created_by = NULL")
+        .unwrap();
+    assert_eq!(
+        state(&s, TOKEN, "alpha", true).header("x-handoff-writers"),
+        None
+    );
 }

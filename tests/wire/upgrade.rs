@@ -125,7 +125,7 @@ fn assert_upgraded(db: Sqlite, before: &str) {
     );
     assert!(s
         .read("handoff://projects/alpha/history")
-        .contains("\n2026-12-01 08:00  cleanup task completed: remove logging — evidence: PR #1 — by wire-test/0\n"));
+        .contains("\n2026-12-01 08:00  cleanup task completed: remove logging — evidence: PR #1 — by owner (wire-test/0)\n"));
 }
 
 #[test]
@@ -133,8 +133,8 @@ fn a_v1_database_of_the_old_worker_upgrades_on_the_first_request() {
     let db = v1(false);
     let before = v1_rows(&db);
     // No ledger: 0001 (all IF NOT EXISTS, so a no-op on these tables) is recorded, then 0002,
-    // 0003, 0004 and 0005.
-    assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 5);
+    // 0003, 0004, 0005 and 0006.
+    assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 6);
     assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 0);
     assert_upgraded(db, &before);
 }
@@ -143,7 +143,7 @@ fn a_v1_database_of_the_old_worker_upgrades_on_the_first_request() {
 fn a_v1_database_wrangler_migrated_upgrades_on_the_first_request() {
     let db = v1(true);
     let before = v1_rows(&db);
-    assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 4);
+    assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 5);
     assert_upgraded(db, &before);
 }
 
@@ -179,7 +179,7 @@ fn a_database_at_0002_finds_what_it_held_once_upgraded() {
     wrangler_applies(&db, "0002_history.sql");
     let old = Server::on(support::Sqlite::wrap(db));
     crate::search::seed(&old);
-    assert_eq!(block_on(store::ensure_schema(&old.db)).unwrap(), 3);
+    assert_eq!(block_on(store::ensure_schema(&old.db)).unwrap(), 4);
     let fresh = Server::new();
     crate::search::seed(&fresh);
     for query in ["redis", "ログイン画面", "移行", "Cargo"] {
@@ -308,8 +308,8 @@ fn a_schema_behind_is_brought_up_by_the_first_batch_that_finds_it() {
                 db.conn
                     .execute_batch(
                         "INSERT INTO project (id, name, north_star) VALUES ('alpha', 'alpha', 'n');
-                         ALTER TABLE oauth_grant DROP COLUMN answers;
-                         DELETE FROM d1_migrations WHERE name = '0005_refresh_answers.sql'",
+                         DROP INDEX task_written;
+                         DELETE FROM d1_migrations WHERE name = '0006_written_at.sql'",
                     )
                     .unwrap();
                 db

@@ -637,7 +637,9 @@ fn get_state_names_its_card_and_its_result_stays_text() {
     ] {
         for tool in listed["result"]["tools"].as_array().unwrap() {
             let expected = match tool["name"].as_str() {
-                Some("get_state") => json!({"ui": {"resourceUri": CARD}}),
+                Some("get_state") => {
+                    json!({"ui": {"resourceUri": CARD}, "anthropic/alwaysLoad": true})
+                }
                 _ => Json::Null,
             };
             assert_eq!(
@@ -727,10 +729,10 @@ fn form_writes_are_attributed_to_web_and_drawn_in_the_history() {
     );
     let history = s.read("handoff://projects/p1/history");
     assert_eq!(history, "History, newest first (times UTC):\n\
-         2026-12-01 11:00  cleanup task completed: Remove debug logs — evidence: commit abc — by web\n\
-         2026-12-01 10:00  focus set: Ship the pages — why: asked for — done when: the browser test passes — by web\n\
-         2026-12-01 08:00  focus set: 本丸: the store — why: all depends on it — by wire-test/0\n\
-         2026-12-01 08:00  north star set: Ship v1 🎯 — by wire-test/0");
+         2026-12-01 11:00  cleanup task completed: Remove debug logs — evidence: commit abc — by owner (web)\n\
+         2026-12-01 10:00  focus set: Ship the pages — why: asked for — done when: the browser test passes — by owner (web)\n\
+         2026-12-01 08:00  focus set: 本丸: the store — why: all depends on it — by owner (wire-test/0)\n\
+         2026-12-01 08:00  north star set: Ship v1 🎯 — by owner (wire-test/0)");
     let reply = get(&s, &page("projects/p1"));
     // The history as a list, an entry per event of the resource, newest first, each with its
     // exact time and who made it.
@@ -1019,9 +1021,9 @@ fn each_task_row_is_a_form_of_its_own() {
     assert_eq!(s.state_text("p1"), "🎯 NORTH STAR: Ship v1 🎯\n▶ 本丸（今やる1つ）: 本丸: the store（理由: all depends on it）\n\
          — 以下は後処理（北極星達成後・今は着手しない）—\n  [cleanup] Remove debug logs");
     assert_eq!(s.read("handoff://projects/p1/history"), "History, newest first (times UTC):\n\
-         2026-12-01 08:00  record task completed: Note D1 limits — evidence: noted in the README — by web\n\
-         2026-12-01 08:00  focus set: 本丸: the store — why: all depends on it — by wire-test/0\n\
-         2026-12-01 08:00  north star set: Ship v1 🎯 — by wire-test/0");
+         2026-12-01 08:00  record task completed: Note D1 limits — evidence: noted in the README — by owner (web)\n\
+         2026-12-01 08:00  focus set: 本丸: the store — why: all depends on it — by owner (wire-test/0)\n\
+         2026-12-01 08:00  north star set: Ship v1 🎯 — by owner (wire-test/0)");
     // A refused row keeps what was typed in that row alone.
     s.ok(
         "add_task",
@@ -1156,8 +1158,8 @@ fn a_stale_focus_asks_and_one_press_confirms_it_as_it_stands() {
     // Confirmed: no new history entry, the focus young again, the question gone.
     assert_eq!(s.read("handoff://projects/p1/history"), events);
     let after = get(&s, &page("projects/p1")).body;
-    assert!(!after.contains("Still the focus") && after.contains("· just now · by web"));
-    assert!(s.state_texts("p1")[1].contains("focus: set 2026-12-09 (today) by web"));
+    assert!(!after.contains("Still the focus") && after.contains("· just now · by owner (web)"));
+    assert!(s.state_texts("p1")[1].contains("focus: set 2026-12-09 (today) by owner (web)"));
     // A change on another day opens that day's group, above the older one.
     s.ok(
         "set_focus",
