@@ -53,6 +53,11 @@ pub const OAUTH_LOOPBACK_CLIENTS_VAR: &str = "OAUTH_LOOPBACK_CLIENTS";
 /// the consent page can name only the scheme, not who answers it; `https` and loopback `http`
 /// cover Claude's clients and the SDKs.
 pub const OAUTH_APP_REDIRECTS_VAR: &str = "OAUTH_APP_REDIRECTS";
+/// Optional: the marketplace a new project token's share block names for the Claude Code plugin
+/// (`claude plugin marketplace add <this>`): the repository's git URL or `owner/repo`.
+/// scripts/deploy sets it from the checkout's `origin` remote; without it the block names a
+/// placeholder.
+pub const PLUGIN_MARKETPLACE_VAR: &str = "PLUGIN_MARKETPLACE";
 /// The D1 binding name in wrangler.toml.
 pub const D1_BINDING: &str = "DB";
 /// The Durable Object namespace binding of the /sse sessions in wrangler.toml.
@@ -80,6 +85,8 @@ pub struct Config {
     pub focus_stale_days: u32,
     /// The OAuth authorization server's settings, or why it is off.
     pub oauth: Result<OAuth, OAuthOff>,
+    /// `PLUGIN_MARKETPLACE`, when it is one word of visible ASCII.
+    pub marketplace: Option<String>,
 }
 
 /// No token at all (every MCP path 404), OAuth off and the default settings.
@@ -90,6 +97,7 @@ impl Default for Config {
             allowed_origins: Vec::new(),
             focus_stale_days: DEFAULT_FOCUS_STALE_DAYS,
             oauth: Err(OAuthOff::NoKey),
+            marketplace: None,
         }
     }
 }
@@ -329,6 +337,11 @@ impl Config {
                 lookup(OAUTH_ACCESS_SECONDS_VAR).as_deref(),
                 lookup(OAUTH_APP_REDIRECTS_VAR).as_deref(),
             ),
+            marketplace: lookup(PLUGIN_MARKETPLACE_VAR)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| {
+                    (1..=200).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_graphic())
+                }),
         }
     }
 }

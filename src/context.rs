@@ -5,8 +5,8 @@
 //! not a new parameter on every signature. No I/O and no token here: a scope never holds one.
 
 use crate::render;
-use crate::scope::{Credential, Grant, Scope};
-use crate::store::oauth::Guarded;
+use crate::scope::{Credential, Grant, Minted, Scope};
+use crate::store::guard::{Check, Guarded};
 use crate::store::{Change, Sql, StoreError};
 
 /// Hands out fresh task ids. The Worker passes random UUIDs; tests pass a counter.
@@ -46,6 +46,9 @@ pub struct Caller {
     /// batch of the request checks it is live (`route::serve` wraps the store), and the history
     /// names its client.
     pub grant: Option<Grant>,
+    /// The project token made on the page, if the credential is one: every storage batch of the
+    /// request checks it is live too.
+    pub minted: Option<Minted>,
     /// The product token of the `User-Agent` header (`claude-code/2.1.332`), if any.
     pub user_agent: Option<String>,
     /// `name/version` from the 2026-07-28 `_meta` client info of the message, if it has one.
@@ -59,6 +62,7 @@ impl Caller {
             credential: credential.name().to_owned(),
             scope: credential.scope,
             grant: credential.grant,
+            minted: credential.minted,
             user_agent: user_agent.and_then(product_token),
             client_info: None,
         }
@@ -134,10 +138,16 @@ impl Ctx<'_> {
     /// of its caller. The one way /mcp, the pages and state.txt (`route::serve`) and a legacy SSE
     /// session's messages (`sse::respond`) reach storage.
     pub async fn guarded<T>(&self, run: impl AsyncFnOnce(&Ctx<'_>) -> T) -> Result<T, StoreError> {
-        let Some(grant) = &self.caller.grant else {
-            return Ok(run(self).await);
+        let check = match (&self.caller.grant, &self.caller.minted) {
+            (Some(grant), _) => Check::Grant(&grant.id),
+            (None, Some(minted)) => Check::Token {
+                id: &minted.id,
+                hash: &minted.hash,
+                now_ms: self.clock.now_ms(),
+            },
+            (None, None) => return Ok(run(self).await),
         };
-        let guarded = Guarded::new(self.db, &grant.id);
+        let guarded = Guarded::new(self.db, check);
         let ctx = Ctx {
             db: &guarded,
             caller: self.caller.clone(),
@@ -171,11 +181,11 @@ mod tests {
             None
         );
         let granted = Credential {
-            scope: Scope::All,
             grant: Some(Grant {
                 id: "g".into(),
                 client: "Claude (OAuth)".into(),
             }),
+            ..Credential::token(Scope::All)
         };
         let mut caller = Caller::new(Some("claude-code/1"), granted);
         caller.client_info = Some("claude-ai/0.1".into());

@@ -111,7 +111,9 @@ impl From<&StoreError> for Failure {
     fn from(e: &StoreError) -> Self {
         match e {
             StoreError::Transient(_) | StoreError::Overloaded(_) => Failure::Passing,
-            StoreError::Backend(_) | StoreError::Revoked => Failure::Refused,
+            StoreError::Backend(_) | StoreError::Revoked | StoreError::TokenRevoked => {
+                Failure::Refused
+            }
             StoreError::Decode(_) => Failure::Unreadable,
         }
     }
@@ -315,8 +317,16 @@ impl Error {
 /// credential is refused.
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Self {
-        if e == StoreError::Revoked {
-            return Error::InvalidToken("this grant was revoked; authorize again");
+        match e {
+            StoreError::Revoked => {
+                return Error::InvalidToken("this grant was revoked; authorize again")
+            }
+            StoreError::TokenRevoked => {
+                return Error::InvalidToken(
+                    "this project token was revoked, or its project deleted; ask the project's owner for a new one",
+                )
+            }
+            _ => {}
         }
         Error::Storage(Box::new(StorageFailure {
             failure: Failure::from(&e),

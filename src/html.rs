@@ -115,7 +115,7 @@ input,textarea,select,button{box-sizing:border-box;width:100%;min-height:44px;fo
 fieldset label{display:flex;gap:.5rem;align-items:center;font-weight:400}input[type=radio]{width:auto}\
 button{width:auto;font-weight:600;margin:.75rem .5rem 0 0;background:var(--a);color:var(--g)}li button{background:0;color:var(--a);border-color:var(--a)}\
 .row{display:flex;gap:.5rem}.row input{min-width:0}.row button{margin:0;flex:none}\
-.err{border:2px solid #d33;padding:.75rem;white-space:pre-wrap}\
+.err{border:2px solid #d33;padding:.75rem;white-space:pre-wrap}#token{user-select:all;font-size:1rem}\
 </style>";
 
 /// A whole page: the document shell around `body`, titled `title` (escaped). The body is the

@@ -17,7 +17,7 @@ use crate::dispatch::{self, Dispatched, McpHeaders, Reply};
 use crate::error::Error;
 use crate::form;
 use crate::json_read::Node;
-use crate::scope::{Credential, Grant, Scope};
+use crate::scope::{Credential, Grant, Minted, Scope};
 use crate::seal;
 
 /// Largest accepted POST body. Every tool argument fits many times over. It holds whether or
@@ -194,18 +194,23 @@ pub fn authenticate(
     if credentials.is_empty() {
         return Err(Denial::Refused(None));
     }
+    let configured = |token: &str| {
+        let minted = oauth.filter(|_| seal::ProjectToken::looks_like(token));
+        minted
+            .and_then(|oauth| project_token(token, oauth))
+            .or_else(|| {
+                // A configured token that happens to start as a project token is still that
+                // token.
+                credentials
+                    .scope_of(token)
+                    .map(|scope| Credential::token(scope.clone()))
+            })
+    };
     if let Some(token) = path_token {
-        return credentials
-            .scope_of(token)
-            .map(|scope| Credential::token(scope.clone()))
-            .ok_or(Denial::Guess(None));
+        return configured(token).ok_or(Denial::Guess(None));
     }
     let token = bearer(headers.get("authorization")).map_err(|e| Denial::Refused(Some(e)))?;
-    let configured = || {
-        credentials
-            .scope_of(token)
-            .map(|s| Credential::token(s.clone()))
-    };
+    let configured = || configured(token);
     if let Some(oauth) = oauth.filter(|_| seal::Access::looks_like(token)) {
         return match access(token, credentials, oauth, now_ms) {
             // A configured token that happens to start as an access token is still that token.
@@ -214,6 +219,22 @@ pub fn authenticate(
         };
     }
     configured().ok_or(Denial::Guess(Some(Error::Unauthorized)))
+}
+
+/// The credential of a project token made on the page: sealed by this server for one project.
+/// Whether it is still live (not revoked, its project not deleted) is asked by the first storage
+/// batch (`store::tokens::Guard`), which costs no round trip of its own.
+fn project_token(token: &str, oauth: &OAuth) -> Option<Credential> {
+    let (fields, hash) = seal::ProjectToken::open(&oauth.keys, token)?;
+    let scope = Scope::from_wire(&fields.scope).filter(|scope| scope.project().is_some())?;
+    Some(Credential {
+        minted: Some(Minted {
+            id: fields.id,
+            hash,
+            label: fields.label,
+        }),
+        ..Credential::token(scope)
+    })
 }
 
 /// The credential of an OAuth access token: sealed by this server (else a guess), for this
@@ -254,11 +275,11 @@ fn access(
     let client =
         context::client_name(&format!("{name}{SUFFIX}")).unwrap_or_else(|| "OAuth client".into());
     Ok(Credential {
-        scope,
         grant: Some(Grant {
             id: claims.grant,
             client,
         }),
+        ..Credential::token(scope)
     })
 }
 

@@ -39,11 +39,7 @@ pub fn push_code(out: &mut String, c: char) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     let n = c as u32;
     out.push_str("\\u{");
-    let digits = if n > 0xFFFF {
-        (32 - n.leading_zeros()).div_ceil(4)
-    } else {
-        4
-    };
+    let digits = (32 - n.leading_zeros()).div_ceil(4).max(4);
     for i in (0..digits).rev() {
         out.push(char::from(HEX[((n >> (4 * i)) & 0xF) as usize]));
     }
@@ -191,6 +187,10 @@ mod tests {
         assert_eq!(shown("👩\u{200D}\u{200D}👩"), "👩\\u{200D}\\u{200D}👩");
         assert_eq!(shown("👩\u{200B}\u{200D}👩"), "👩\\u{200B}\\u{200D}👩");
         assert_eq!(shown("a\u{1820}\u{180B}"), "a\u{1820}\u{180B}");
+        // A space of any script joins nothing: neither before a joiner nor after it.
+        assert_eq!(shown("👩\u{200D}\u{3000}👩"), "👩\\u{200D}\u{3000}👩");
+        assert_eq!(shown("👩\u{3000}\u{200D}👩"), "👩\u{3000}\\u{200D}👩");
+        assert_eq!(shown("👩\u{85}\u{200D}👩"), "👩\u{85}\\u{200D}👩");
         assert_eq!(shown("a\u{180B}"), "a\\u{180B}");
     }
 

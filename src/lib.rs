@@ -18,6 +18,7 @@ pub mod json_write;
 pub mod jsonrpc;
 pub mod model;
 pub mod oauth;
+pub mod owner;
 pub mod plain;
 pub mod prompts;
 pub mod protocol;
@@ -26,6 +27,7 @@ pub mod resources;
 pub mod route;
 pub mod scope;
 pub mod seal;
+pub mod sharing;
 /// SQLite behind the store, for tests, bench and fuzzing (never in the Worker).
 #[cfg(feature = "sqlite")]
 pub mod sqlite;

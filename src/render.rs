@@ -375,8 +375,15 @@ fn is_plain(text: &str) -> bool {
     let bytes = text.as_bytes();
     bytes.iter().enumerate().all(|(i, &byte)| match byte {
         // Printable ASCII, continuation bytes, and the leads `may_change` never matches.
-        b'!'..=b'~' | 0x80..0xc2 | 0xc3..0xcd | 0xce..0xd8 | 0xd9..0xe1 | 0xe4..0xef => true,
-        0xf1 | 0xf2 | 0xf4.. => true,
+        b'!'..=b'~'
+        | 0x80..0xc2
+        | 0xc3..0xcd
+        | 0xce..0xd8
+        | 0xd9..0xe1
+        | 0xe4..0xef
+        | 0xf1
+        | 0xf2
+        | 0xf4.. => true,
         // A space with a character before it and one after it that is not a space.
         b' ' => i != 0 && bytes.get(i + 1).is_some_and(|&next| next != b' '),
         0xc2 | 0xcd | 0xd8 | 0xe1..=0xe3 | 0xef | 0xf0 | 0xf3 => !may_change(&bytes[i..]),

@@ -31,9 +31,11 @@
 use crate::config::Config;
 use crate::context::{Ctx, NewId};
 use crate::error::Error;
+use crate::form;
 use crate::http::{self, Denial, Headers, Request, Response};
 use crate::model;
 use crate::oauth::{self, Fetched, Outcome, Services, Step};
+use crate::owner;
 use crate::plain;
 use crate::scope::Credential;
 use crate::sse;
@@ -67,6 +69,17 @@ pub enum Route {
     Clients,
     /// A connected OAuth client's revoke button.
     Revoke,
+    /// A project page's share form: a new project token.
+    Share,
+    /// A project token's revoke button.
+    RevokeToken,
+    /// A project page's delete form.
+    Delete,
+    /// The owner's HTTP API (`owner`, a bearer header): a project's tokens (GET the list, POST
+    /// a new one), one token (DELETE revokes it), the project itself (DELETE).
+    OwnerTokens,
+    OwnerToken,
+    OwnerProject,
     /// OAuth's endpoints (`oauth`): served only when OAuth is on, else the bare 404.
     ResourceMetadata,
     ServerMetadata,
@@ -91,6 +104,7 @@ pub struct Row {
 const GET: &[&str] = &["GET"];
 const POST: &[&str] = &["POST"];
 const GET_POST: &[&str] = &["GET", "POST"];
+const DELETE: &[&str] = &["DELETE"];
 /// OAuth's endpoints also answer a browser's CORS preflight.
 const GET_OPTIONS: &[&str] = &["GET", "OPTIONS"];
 const POST_OPTIONS: &[&str] = &["POST", "OPTIONS"];
@@ -98,7 +112,7 @@ const POST_OPTIONS: &[&str] = &["POST", "OPTIONS"];
 /// Every path the Worker answers, first match wins (and the rows are walked in order, so the
 /// MCP endpoints come first). A browser cannot send a bearer header with a link, so the pages
 /// live under path tokens only.
-pub const TABLE: [Row; 28] = [
+pub const TABLE: [Row; 34] = [
     row("/healthz", Route::Healthz, &[]),
     row("/mcp", Route::Mcp, POST),
     row("/{token}/mcp", Route::Mcp, POST),
@@ -112,6 +126,14 @@ pub const TABLE: [Row; 28] = [
     // A credential of one project reads its state without naming it.
     row("/state.txt", Route::State, GET),
     row("/{token}/state.txt", Route::State, GET),
+    // The owner's API, before the pages: `/projects/<id>/…` is no page's path.
+    row("/projects/{project}/tokens", Route::OwnerTokens, GET_POST),
+    row(
+        "/projects/{project}/tokens/{grant}",
+        Route::OwnerToken,
+        DELETE,
+    ),
+    row("/projects/{project}", Route::OwnerProject, DELETE),
     row("/{token}/", Route::List, GET),
     row("/{token}/search", Route::Search, GET),
     row("/{token}/import", Route::Import, GET_POST),
@@ -132,6 +154,13 @@ pub const TABLE: [Row; 28] = [
         GET,
     ),
     row("/{token}/projects/{project}/{tool}", Route::Form, POST),
+    row("/{token}/projects/{project}/tokens", Route::Share, POST),
+    row(
+        "/{token}/projects/{project}/tokens/{grant}",
+        Route::RevokeToken,
+        POST,
+    ),
+    row("/{token}/projects/{project}/delete", Route::Delete, POST),
     row("/{token}/clients", Route::Clients, GET),
     row("/{token}/clients/{grant}", Route::Revoke, POST),
     // OAuth's last: no pattern above matches these paths, and the MCP rows, which every tool
@@ -264,6 +293,8 @@ pub enum Endpoint {
     Web(Page),
     /// A project's state as plain text (`plain`): the one named, else the credential's one.
     State { project: Option<String> },
+    /// A call of the owner's API (`owner`).
+    Owner(owner::Call),
 }
 
 impl Endpoint {
@@ -273,6 +304,7 @@ impl Endpoint {
             Endpoint::Mcp => true,
             Endpoint::Web(action) => action.reads_body(),
             Endpoint::State { .. } => false,
+            Endpoint::Owner(call) => call.reads_body(),
         }
     }
 
@@ -282,6 +314,7 @@ impl Endpoint {
             Endpoint::Mcp => Response::refusal(error),
             Endpoint::Web(_) => web::refusal(error),
             Endpoint::State { .. } => plain::refusal(error),
+            Endpoint::Owner(_) => owner::refusal(error),
         }
     }
 }
@@ -317,6 +350,9 @@ fn plan_of(req: &Request<'_>, config: &Config) -> Plan {
     let refuse = |error: Option<Error>| match (error, found.route) {
         (None, _) => Response::not_found(),
         (Some(error), Route::State) => plain::refusal(&error),
+        (Some(error), Route::OwnerTokens | Route::OwnerToken | Route::OwnerProject) => {
+            owner::refusal(&error)
+        }
         (Some(error), _) => Response::refusal(&error),
     };
     let credential =
@@ -328,6 +364,9 @@ fn plan_of(req: &Request<'_>, config: &Config) -> Plan {
     match found.route {
         Route::Mcp | Route::Sse | Route::SseMessage => mcp_plan(req, config, &found, credential),
         Route::State => state_plan(req, &found, credential),
+        Route::OwnerTokens | Route::OwnerToken | Route::OwnerProject => {
+            owner_plan(req, &found, credential)
+        }
         _ => web_plan(req, &found, credential),
     }
 }
@@ -473,6 +512,44 @@ fn state_plan(req: &Request<'_>, found: &Found<'_>, credential: Credential) -> P
     }
 }
 
+/// The rules of the owner's API, whose credential (a bearer header) is accepted: the method
+/// (405), a form body for a new token (415, 413); whose credential it is, `sharing` decides.
+#[inline(never)]
+fn owner_plan(req: &Request<'_>, found: &Found<'_>, credential: Credential) -> Plan {
+    let refuse = |error: &Error| Plan::Respond(owner::refusal(error));
+    if !found.allow.contains(&req.method) {
+        let allow = found.allow;
+        return refuse(&Error::MethodNotAllowed { allow });
+    }
+    let project = found.project.to_owned();
+    let call = match (found.route, req.method) {
+        (Route::OwnerTokens, "GET") => owner::Call::List { project },
+        (Route::OwnerTokens, _) => {
+            if let Some(error) = http::body_headers_refusal(req.headers, web::FORM_TYPE) {
+                return refuse(&error);
+            }
+            owner::Call::Make { project }
+        }
+        (Route::OwnerToken, _) => owner::Call::Revoke {
+            project,
+            token: found.grant.to_owned(),
+        },
+        _ => {
+            let fields = form::decode(req.query.unwrap_or_default().as_bytes()).unwrap_or_default();
+            owner::Call::Delete {
+                project,
+                confirm: form::field(&fields, "confirm")
+                    .unwrap_or_default()
+                    .to_owned(),
+            }
+        }
+    };
+    Plan::Serve {
+        endpoint: Endpoint::Owner(call),
+        credential,
+    }
+}
+
 /// The rules of the pages, whose credential (a path token) is accepted.
 #[inline(never)]
 fn web_plan(req: &Request<'_>, found: &Found<'_>, credential: Credential) -> Plan {
@@ -529,8 +606,20 @@ fn web_action(req: &Request<'_>, found: &Found<'_>) -> Result<Page, Error> {
         Route::Revoke => Page::Revoke {
             grant: found.grant.to_owned(),
         },
+        Route::Share => Page::Share {
+            project,
+            origin: req.own_origin.to_owned(),
+        },
+        Route::RevokeToken => Page::RevokeToken {
+            project,
+            token: found.grant.to_owned(),
+        },
+        Route::Delete => Page::Delete { project },
         Route::Healthz
         | Route::State
+        | Route::OwnerTokens
+        | Route::OwnerToken
+        | Route::OwnerProject
         | Route::Mcp
         | Route::Sse
         | Route::SseMessage
@@ -594,6 +683,10 @@ async fn serve_with(
         Endpoint::Web(action) => {
             let page: LocalFuture<'_, Response> = Box::pin(web::serve(action, body, ctx, config));
             page.await
+        }
+        Endpoint::Owner(call) => {
+            let answer: LocalFuture<'_, Response> = Box::pin(owner::serve(call, body, ctx, config));
+            answer.await
         }
         // Boxed as the pages are, for the same reason.
         Endpoint::State { project } => {
@@ -679,6 +772,16 @@ mod tests {
             ),
             ("/projects/p/state.txt", Route::State, None),
             ("/state.txt", Route::State, None),
+            ("/projects/p", Route::OwnerProject, None),
+            ("/projects/p/tokens", Route::OwnerTokens, None),
+            ("/projects/p/tokens/t1", Route::OwnerToken, None),
+            ("/tok-123/projects/p/tokens", Route::Share, Some("tok-123")),
+            (
+                "/tok-123/projects/p/tokens/t1",
+                Route::RevokeToken,
+                Some("tok-123"),
+            ),
+            ("/tok-123/projects/p/delete", Route::Delete, Some("tok-123")),
             ("/tok-123/state.txt", Route::State, Some("tok-123")),
             // The list of a token that happens to be "mcp"; it is as wrong as any other.
             ("/mcp/", Route::List, Some("mcp")),
@@ -692,7 +795,7 @@ mod tests {
             "/tok-123/mcp/",
             "/tok-123",
             "/a/b/mcp",
-            "/projects/p",
+            "/projects/a b",
             "/tok-123/projects",
             "/tok-123/projectsx",
             "/tok-123/projects/",

@@ -30,55 +30,96 @@ pub const OWNER: &str = "owner";
 pub struct Credential {
     pub scope: Scope,
     pub grant: Option<Grant>,
+    /// The project token made on the page, when the credential is one.
+    pub minted: Option<Minted>,
 }
 
 impl Credential {
     /// A configured token's credential (a path token, a bearer token that is not OAuth's).
     pub fn token(scope: Scope) -> Credential {
-        Credential { scope, grant: None }
-    }
-
-    /// The credential's name as the history records who made a change: an OAuth grant's
-    /// client (whose name the person saw on the consent page), `owner` for a full-access token,
-    /// `project token` for one of `PROJECT_TOKENS`.
-    pub fn name(&self) -> &str {
-        match (&self.grant, &self.scope) {
-            (Some(grant), _) => &grant.client,
-            (None, Scope::All) => OWNER,
-            (None, Scope::AllReadOnly) => "read-only token",
-            (None, Scope::Project { .. }) => "project token",
+        Credential {
+            scope,
+            grant: None,
+            minted: None,
         }
     }
 
+    /// The credential's name as the history records who made a change: an OAuth grant's
+    /// client (whose name the person saw on the consent page), a project token's label (which
+    /// the owner gave it), `owner` for a full-access token, `project token` for one of
+    /// `PROJECT_TOKENS`.
+    pub fn name(&self) -> &str {
+        match (&self.grant, &self.minted, &self.scope) {
+            (Some(grant), _, _) => &grant.client,
+            (None, Some(minted), _) => &minted.label,
+            (None, None, Scope::All) => OWNER,
+            (None, None, Scope::AllReadOnly) => "read-only token",
+            (None, None, Scope::Project { .. }) => "project token",
+        }
+    }
+
+    /// Whether this is the owner's: a full-access token (`AUTH_TOKEN`), the one credential
+    /// that shares a project, takes a share back and deletes a project.
+    pub fn is_owner(&self) -> bool {
+        self.scope == Scope::All && self.grant.is_none() && self.minted.is_none()
+    }
+
     /// The credential as one line of ASCII, for the Worker to hand to the SSE Durable Object:
-    /// the scope's wire form, then for a grant its id and its client's name (URL-safe base64,
-    /// since a header carries only ASCII), separated by spaces.
+    /// the scope's wire form, then for a grant its id and its client's name, for a project
+    /// token `t`, its id, its hash and its label (names in URL-safe base64, since a header
+    /// carries only ASCII), separated by spaces.
     pub fn to_wire(&self) -> String {
-        match &self.grant {
-            None => self.scope.to_wire(),
-            Some(grant) => format!(
-                "{} {} {}",
-                self.scope.to_wire(),
+        let scope = self.scope.to_wire();
+        match (&self.grant, &self.minted) {
+            (Some(grant), _) => format!(
+                "{scope} {} {}",
                 grant.id,
                 base64::url_encode(grant.client.as_bytes())
             ),
+            (None, Some(minted)) => format!(
+                "{scope} t {} {} {}",
+                minted.id,
+                minted.hash,
+                base64::url_encode(minted.label.as_bytes())
+            ),
+            (None, None) => scope,
         }
     }
 
     /// The credential `to_wire` wrote; `None` for anything else.
     pub fn from_wire(wire: &str) -> Option<Credential> {
-        let mut parts = wire.split(' ');
-        let scope = Scope::from_wire(parts.next()?)?;
-        let grant = match (parts.next(), parts.next(), parts.next()) {
-            (None, _, _) => None,
-            (Some(id), Some(client), None) if !id.is_empty() => Some(Grant {
-                id: id.to_owned(),
-                client: String::from_utf8(base64::url_decode(client)?).ok()?,
-            }),
+        let parts: Vec<&str> = wire.split(' ').collect();
+        let mut credential = Credential::token(Scope::from_wire(parts[0])?);
+        let name = |text: &str| String::from_utf8(base64::url_decode(text)?).ok();
+        match parts[1..] {
+            [] => {}
+            [id, client] if !id.is_empty() => {
+                credential.grant = Some(Grant {
+                    id: id.to_owned(),
+                    client: name(client)?,
+                })
+            }
+            ["t", id, hash, label] if !id.is_empty() && !hash.is_empty() => {
+                credential.minted = Some(Minted {
+                    id: id.to_owned(),
+                    hash: hash.to_owned(),
+                    label: name(label)?,
+                })
+            }
             _ => return None,
-        };
-        Some(Credential { scope, grant })
+        }
+        Some(credential)
     }
+}
+
+/// A project token made on the page (`seal::ProjectToken`): its row's id and the hash the row
+/// must hold, which every storage batch of the request checks is still live
+/// (`store::tokens::GUARD`), and its label, which the history names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Minted {
+    pub id: String,
+    pub hash: String,
+    pub label: String,
 }
 
 /// The OAuth grant behind an access token: its id, which every storage batch of the request
@@ -317,17 +358,37 @@ mod tests {
             let token = Credential::token(scope.clone());
             assert_eq!(Credential::from_wire(&token.to_wire()), Some(token));
             let granted = Credential {
-                scope,
                 grant: Some(Grant {
                     id: "0b7c-1".into(),
                     client: "Claude 日本 (OAuth)".into(),
                 }),
+                ..Credential::token(scope.clone())
             };
-            let wire = granted.to_wire();
-            assert!(wire.is_ascii() && !wire.contains('\n'), "{wire}");
-            assert_eq!(Credential::from_wire(&wire), Some(granted));
+            let minted = Credential {
+                minted: Some(Minted {
+                    id: "9f3a".into(),
+                    hash: "00ff".into(),
+                    label: "青木's laptop".into(),
+                }),
+                ..Credential::token(scope)
+            };
+            for credential in [granted, minted] {
+                let wire = credential.to_wire();
+                assert!(wire.is_ascii() && !wire.contains('\n'), "{wire}");
+                assert_eq!(Credential::from_wire(&wire), Some(credential));
+            }
         }
-        for garbled in ["all x", "all x y z", "all  eA", "all x !!"] {
+        for garbled in [
+            "all x",
+            "all x y z",
+            "all  eA",
+            "all x !!",
+            "all t x y",
+            "all t  y eA",
+            "all t x  eA",
+            "all t x y !!",
+            "all t x y eA z",
+        ] {
             assert_eq!(Credential::from_wire(garbled), None, "{garbled:?}");
         }
         for garbled in [

@@ -54,20 +54,32 @@ impl Keys {
     /// The fields of a value sealed as `kind` under any of the keys, exactly `count` of them;
     /// `None` for anything else (another kind, a MAC that no key made, a changed payload).
     pub fn open(&self, kind: Kind, sealed: &str, count: usize) -> Option<Vec<String>> {
+        self.open_keyed(kind, sealed, count)
+            .map(|(fields, _)| fields)
+    }
+
+    /// `open`, and the key that sealed the value (a project token's row keeps a hash keyed
+    /// with it).
+    pub fn open_keyed(
+        &self,
+        kind: Kind,
+        sealed: &str,
+        count: usize,
+    ) -> Option<(Vec<String>, &[u8])> {
         let rest = sealed.strip_prefix(kind.prefix())?.strip_prefix('.')?;
         let (payload, mac) = rest.split_once('.')?;
         let mac = base64::url_decode(mac)?;
         // Every key is tried, whichever matched: the time taken says nothing of which.
-        let mut matched = false;
+        let mut matched = None;
         for key in &self.0 {
-            matched |= same(&self.mac(key, kind, payload), &mac);
+            if same(&self.mac(key, kind, payload), &mac) {
+                matched = Some(key.as_slice());
+            }
         }
-        if !matched {
-            return None;
-        }
+        let key = matched?;
         let text = String::from_utf8(base64::url_decode(payload)?).ok()?;
         let fields: Vec<String> = text.split('\n').map(str::to_owned).collect();
-        (fields.len() == count).then_some(fields)
+        (fields.len() == count).then_some((fields, key))
     }
 
     fn mac(&self, key: &[u8], kind: Kind, payload: &str) -> [u8; 32] {
@@ -89,6 +101,8 @@ pub enum Kind {
     Code,
     Client,
     Ticket,
+    /// A token of one project, made on its page (`ProjectToken`).
+    ProjectToken,
 }
 
 impl Kind {
@@ -99,8 +113,49 @@ impl Kind {
             Kind::Code => "hmk",
             Kind::Client => "hmc",
             Kind::Ticket => "hmt",
+            Kind::ProjectToken => "hpt",
         }
     }
+}
+
+/// A token of one project that the owner made on its page: its row's id, what it reaches
+/// (`Scope`'s wire form, `rw:<project>` or `ro:<project>`) and its label, which the history
+/// names for every write made with it. Sealed, so a request knows all three with no read; its
+/// row (`store::tokens`) says whether it is still live, and keeps only `hash`: an HMAC of the
+/// whole token under the key that sealed it, so the token itself is stored nowhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectToken {
+    pub id: String,
+    pub scope: String,
+    pub label: String,
+}
+
+impl ProjectToken {
+    /// The token, and the hash its row keeps.
+    pub fn seal(&self, keys: &Keys) -> (String, String) {
+        let token = keys.seal(Kind::ProjectToken, &[&self.id, &self.scope, &self.label]);
+        let hash = token_hash(&token, &keys.0[0]);
+        (token, hash)
+    }
+
+    /// Whether `token` is shaped as a project token, sealed by anyone.
+    pub fn looks_like(token: &str) -> bool {
+        token
+            .strip_prefix(Kind::ProjectToken.prefix())
+            .is_some_and(|rest| rest.starts_with('.'))
+    }
+
+    /// The fields of a project token these keys sealed, and the hash its row must hold.
+    pub fn open(keys: &Keys, token: &str) -> Option<(ProjectToken, String)> {
+        let (fields, key) = keys.open_keyed(Kind::ProjectToken, token, 3)?;
+        let [id, scope, label] = <[String; 3]>::try_from(fields).ok()?;
+        Some((ProjectToken { id, scope, label }, token_hash(token, key)))
+    }
+}
+
+/// The hash a project token's row keeps: 32 hex digits of an HMAC of the token under `key`.
+fn token_hash(token: &str, key: &[u8]) -> String {
+    crate::crypto::hex(&hmac_sha256(key, &[b"handoff-mcp project token\n", token.as_bytes()])[..16])
 }
 
 /// An instant as a sealed field: milliseconds since the epoch, in decimal.

@@ -234,6 +234,7 @@ fn scoped<'a>(ctx: &Ctx<'a>, credential: Credential) -> Ctx<'a> {
             credential: credential.name().to_owned(),
             scope: credential.scope,
             grant: credential.grant,
+            minted: credential.minted,
             ..ctx.caller.clone()
         },
         ..*ctx

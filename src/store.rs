@@ -14,11 +14,13 @@ use crate::model::{
 use crate::scope::{Reach, Readable, Writable, WriteReach};
 
 mod export;
+pub mod guard;
 pub mod oauth;
 pub mod retry;
 mod rows;
 mod schema;
 mod search;
+pub mod tokens;
 
 pub use export::{import, load_export, Imported, EXPORT_EVENTS, EXPORT_TASKS};
 pub use rows::{from_json as rows_from_json, Cell, Row};
@@ -118,9 +120,13 @@ pub enum StoreError {
     #[error("unexpected row shape: {0}")]
     Decode(&'static str),
     /// The request's OAuth grant is not live: its batch was refused whole and wrote nothing
-    /// (`oauth::Guarded`).
+    /// (`guard::Guarded`).
     #[error("the request's OAuth grant is revoked")]
     Revoked,
+    /// The request's project token is not live (revoked, or gone with its project): its batch
+    /// was refused whole and wrote nothing (`guard::Guarded`).
+    #[error("the request's project token is revoked")]
+    TokenRevoked,
 }
 
 /// A future the core awaits without knowing its type (the Worker's are not Send).

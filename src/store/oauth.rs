@@ -1,12 +1,12 @@
-//! OAuth grants in D1 (migrations/0004_oauth.sql, 0005): made when a code is exchanged, renewed when a
-//! refresh token is used, listed and revoked on the human view, and the guard that makes every
-//! batch of a request carrying an access token fail once its grant is revoked (`Guarded`). Each
+//! OAuth grants in D1 (migrations/0004_oauth.sql, 0005): made when a code is exchanged, renewed
+//! when a refresh token is used, listed and revoked on the human view (the guard that makes every
+//! batch of a request carrying an access token fail once its grant is revoked is `guard`'s). Each
 //! function is one batch. What a code or token says is checked before these run (`oauth`);
 //! here only what needs the stored grant: that a code is used once, that a refresh token is the
 //! current one (or the one before it, within `GRACE_MS` and `ANSWERS_MOST`), that a grant is
 //! live.
 
-use super::{first, int, text, LocalFuture, Query, Rows, Sql, Stmt, StoreError, Value};
+use super::{first, int, text, Query, Sql, Stmt, StoreError, Value};
 use crate::scope::{Reach, WriteReach};
 
 /// How long after a refresh the refresh token it replaced is still taken, once more: long
@@ -26,61 +26,6 @@ pub const GRANTS_PER_TOKEN: i64 = 50;
 /// How long a revoked or expired grant is kept (so its client is told it was revoked, not that
 /// it never was) before an exchange deletes it.
 pub const KEEP_ENDED_MS: i64 = 30 * 86_400_000;
-
-/// Fails the batch it starts when grant `?1` is not live (revoked, or gone): the insert then
-/// puts a value into `gate.grant_id`, whose constraint refuses every value.
-const GUARD: Query = Query::no_rows(
-    "INSERT INTO gate (grant_id) SELECT ?1 \
-     WHERE NOT EXISTS (SELECT 1 FROM oauth_grant WHERE id = ?1 AND revoked_at IS NULL)",
-);
-/// The name of the guard's constraint, in the message of the failure it causes.
-const GUARD_CONSTRAINT: &str = "grant_revoked";
-
-/// The request's storage when its credential is an OAuth grant: each batch starts with `GUARD`,
-/// so a revoked grant reads and writes nothing from the moment it is revoked, at the price of
-/// one more statement in the same round trip. `Ctx::guarded` wraps the request's storage in it,
-/// so no surface can forget it, and asks it alone (an empty batch) when the request sent none.
-pub struct Guarded<'a> {
-    db: &'a dyn Sql,
-    grant: &'a str,
-    asked: std::cell::Cell<bool>,
-}
-
-impl<'a> Guarded<'a> {
-    pub fn new(db: &'a dyn Sql, grant: &'a str) -> Self {
-        Guarded {
-            db,
-            grant,
-            asked: std::cell::Cell::new(false),
-        }
-    }
-
-    /// Whether a batch, and so the guard, has been sent.
-    pub fn asked(&self) -> bool {
-        self.asked.get()
-    }
-}
-
-impl Sql for Guarded<'_> {
-    fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
-        self.asked.set(true);
-        let mut guarded = Vec::with_capacity(stmts.len() + 1);
-        guarded.push(Stmt::new(GUARD, vec![self.grant.into()]));
-        guarded.extend(stmts);
-        Box::pin(async move {
-            match self.db.batch(guarded).await {
-                Ok(mut results) => {
-                    results.remove(0);
-                    Ok(results)
-                }
-                Err(StoreError::Backend(message)) if message.contains(GUARD_CONSTRAINT) => {
-                    Err(StoreError::Revoked)
-                }
-                Err(other) => Err(other),
-            }
-        })
-    }
-}
 
 /// A code's use that revoked its grant: a code used twice was seen by someone else (RFC 6749
 /// §4.1.2), so the grant made with it ends.

@@ -21,6 +21,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         migration!("0005_refresh_answers.sql"),
     ),
     ("0006_written_at.sql", migration!("0006_written_at.sql")),
+    (
+        "0007_project_tokens.sql",
+        migration!("0007_project_tokens.sql"),
+    ),
 ];
 
 /// A file of migrations/ as the Worker carries it: its SQL with every `--` comment and blank

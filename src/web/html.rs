@@ -13,6 +13,7 @@ pub use crate::html::{page, Html, HEADERS};
 use crate::http::Response;
 use crate::model::{Deferred, Event, EventKind, Focus, History, Kind, Stamp, State};
 use crate::render::{self, age_days, clip};
+use crate::store::tokens::TokenRow;
 use crate::store::Summary;
 use crate::tools::search::KINDS as RECORD_KINDS;
 
@@ -175,6 +176,8 @@ pub struct Project<'a> {
     pub stale_days: u32,
     pub write: bool,
     pub refused: Option<&'a Refused>,
+    /// The project's live tokens, for its owner's page (none for any other credential).
+    pub tokens: Option<&'a [TokenRow]>,
 }
 
 /// The add_task form's kinds, deferred ones first, with what each means here.
@@ -233,6 +236,9 @@ pub fn project(v: &Project<'_>) -> String {
         h.raw("</details>");
         if v.write {
             change_forms(h, v);
+        }
+        if let Some(tokens) = v.tokens {
+            sharing(h, v, tokens);
         }
         let folder = format!("{}projects/{id}/", v.up);
         h.raw("<details id=records><summary>Search and export</summary>");
@@ -307,7 +313,7 @@ fn change_forms(h: &mut Html, v: &Project<'_>) {
     let focus = s.focus.as_ref();
     let focus_text = |f: fn(&Focus) -> Option<&str>| focus.and_then(f).unwrap_or("");
     let open = match v.refused {
-        Some(r) if r.tool != "complete_task" => " open",
+        Some(r) if ["set_north_star", "set_focus", "add_task"].contains(&r.tool) => " open",
         _ => "",
     };
     h.fields(
@@ -349,6 +355,72 @@ fn change_forms(h: &mut Html, v: &Project<'_>) {
         );
     }
     h.raw("</select><button>Add task</button></form></details>");
+}
+
+/// The owner's disclosure: the project's tokens, each with its Revoke button; the form that
+/// makes one (a label, read and write or read only); and deleting the project, its id typed to
+/// confirm, after a link to its export. Open when one of its forms was refused.
+fn sharing(h: &mut Html, v: &Project<'_>, tokens: &[TokenRow]) {
+    let id = v.state.project_id.as_str();
+    let refused = v
+        .refused
+        .filter(|r| r.tool == "share" || r.tool == "delete");
+    h.fill(
+        "<details id=share{}><summary>Share this project, or delete it</summary>\
+         <p class=m>A project token reaches this project alone, read and write or read only: \
+         give one to a teammate or to another machine, and revoke it here to take it back at \
+         once. Each change it makes is named by its label.</p><h3>Tokens</h3>",
+        &[if refused.is_some() { " open" } else { "" }],
+    );
+    if tokens.is_empty() {
+        h.raw("<p class=m>No tokens yet.</p>");
+    }
+    h.raw("<ul>");
+    for token in tokens {
+        let reach = match crate::sharing::writes(&token.scope) {
+            true => "read and write",
+            false => "read only",
+        };
+        let used = token.last_used_at.map_or_else(
+            || "never used".to_owned(),
+            |at| format!("last used {}", ago(at, v.now_ms)),
+        );
+        h.fill(
+            "<li><b>{}</b> <span class=k>{}</span><div class=m>made {} · {}</div>\
+             <form method=post action=\"{}projects/{}/tokens/{}\" data-tool=revoke-token>\
+             <button>Revoke</button></form></li>",
+            &[
+                &token.label,
+                reach,
+                &ago(token.created_at, v.now_ms),
+                &used,
+                v.up,
+                id,
+                &token.id,
+            ],
+        );
+    }
+    let label = Refused::value(v.refused, "share", "label", "");
+    h.fields(
+        "</ul><form method=post action=\"{}projects/{}/tokens\" data-tool=share>\
+         <label for=tl>Label: who or which machine it is for</label>\
+         <input id=tl name=label required maxlength=40 value=\"{}\">\
+         <fieldset><legend>It may</legend>\
+         <label><input type=radio name=access value=write checked> Read and write</label>\
+         <label><input type=radio name=access value=read> Read only</label></fieldset>\
+         <button>Make a token</button></form>",
+        &[v.up, id, label],
+    );
+    h.fill(
+        "<h3>Delete this project</h3><p>Deleting removes its North Star, focus, tasks and \
+         history, ends its tokens and revokes the clients connected to it alone. It cannot be \
+         undone: <a href=\"{}projects/{}/export.json\" download>export it first</a>.</p>\
+         <form method=post action=\"{}projects/{}/delete\" data-tool=delete>\
+         <label for=dc>Type the project id, {}, to confirm</label>\
+         <input id=dc name=confirm required autocomplete=off>\
+         <button>Delete project</button></form></details>",
+        &[v.up, id, v.up, id, id],
+    );
 }
 
 /// The `n`th deferred task's row: its body and, when the page writes, its own complete_task

@@ -13,6 +13,7 @@
 mod clients;
 mod html;
 mod records;
+mod sharing;
 
 pub use html::{refusal, HEADERS};
 pub use records::search_fields;
@@ -76,12 +77,33 @@ pub enum Page {
     Revoke {
         grant: String,
     },
+    /// The share form of a project's page: a new project token, shown on a page whose share
+    /// block names this server by `origin` (the request's own, as the browser reached it).
+    Share {
+        project: String,
+        origin: String,
+    },
+    /// A project token's Revoke button.
+    RevokeToken {
+        project: String,
+        token: String,
+    },
+    /// The delete form of a project's page.
+    Delete {
+        project: String,
+    },
 }
 
 impl Page {
     /// Whether the shell must read the body before `serve`.
     pub fn reads_body(&self) -> bool {
-        matches!(self, Page::Form { .. } | Page::Import { post: true })
+        matches!(
+            self,
+            Page::Form { .. }
+                | Page::Import { post: true }
+                | Page::Share { .. }
+                | Page::Delete { .. }
+        )
     }
 }
 
@@ -94,6 +116,8 @@ enum Depth {
     Project,
     /// `/<token>/projects/<id>/<tool>`, where a refused form is shown.
     Tool,
+    /// `/<token>/projects/<id>/tokens/<token id>`, a Revoke button's post.
+    Token,
 }
 
 impl Depth {
@@ -102,6 +126,7 @@ impl Depth {
             Depth::Top => "./",
             Depth::Project => "../",
             Depth::Tool => "../../",
+            Depth::Token => "../../../",
         }
     }
 }
@@ -177,6 +202,20 @@ pub async fn serve(action: &Page, body: &[u8], ctx: &Ctx<'_>, config: &Config) -
             Ok(FormResult::Refused(refused)) => (project, Depth::Tool, refused),
             Err(error) => return refusal(&error),
         },
+        Page::Share { project, origin } => {
+            match sharing::share(ctx, config, project, origin, body).await {
+                sharing::Outcome::Answered(response) => return response,
+                sharing::Outcome::Refused(refused) => (project, Depth::Tool, Some(refused)),
+            }
+        }
+        Page::RevokeToken { project, token } => match sharing::revoke(ctx, project, token).await {
+            sharing::Outcome::Answered(response) => return response,
+            sharing::Outcome::Refused(refused) => (project, Depth::Token, Some(refused)),
+        },
+        Page::Delete { project } => match sharing::delete(ctx, project, body).await {
+            sharing::Outcome::Answered(response) => return response,
+            sharing::Outcome::Refused(refused) => (project, Depth::Tool, Some(refused)),
+        },
     };
     project(ctx, id, depth, refused.as_ref())
         .await
@@ -231,6 +270,12 @@ async fn project(
         .ok_or(Error::Internal {
             detail: "the project has no history".into(),
         })?;
+    // The owner's page lists the project's tokens, to share it and take a share back.
+    let tokens = match crate::sharing::list(ctx, id).await {
+        Ok(tokens) => Some(tokens),
+        Err(crate::sharing::Refused::Failed(error)) => return Err(error),
+        Err(_) => None,
+    };
     // get_state's two texts, from the same functions get_state runs.
     let now_ms = ctx.clock.now_ms();
     let texts = [
@@ -246,6 +291,7 @@ async fn project(
         stale_days: ctx.focus_stale_days,
         write: access.write,
         refused,
+        tokens: tokens.as_deref(),
     });
     Ok(html(status, body))
 }

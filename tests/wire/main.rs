@@ -15,6 +15,7 @@ mod oauth;
 mod oauth_clients;
 mod oauth_tokens;
 mod search;
+mod sharing;
 mod sse;
 mod state_txt;
 mod stateless;

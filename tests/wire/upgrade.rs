@@ -133,8 +133,8 @@ fn a_v1_database_of_the_old_worker_upgrades_on_the_first_request() {
     let db = v1(false);
     let before = v1_rows(&db);
     // No ledger: 0001 (all IF NOT EXISTS, so a no-op on these tables) is recorded, then 0002,
-    // 0003, 0004, 0005 and 0006.
-    assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 6);
+    // 0003, 0004, 0005, 0006 and 0007.
+    assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 7);
     assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 0);
     assert_upgraded(db, &before);
 }
@@ -143,7 +143,7 @@ fn a_v1_database_of_the_old_worker_upgrades_on_the_first_request() {
 fn a_v1_database_wrangler_migrated_upgrades_on_the_first_request() {
     let db = v1(true);
     let before = v1_rows(&db);
-    assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 5);
+    assert_eq!(block_on(store::ensure_schema(&db)).unwrap(), 6);
     assert_upgraded(db, &before);
 }
 
@@ -179,7 +179,7 @@ fn a_database_at_0002_finds_what_it_held_once_upgraded() {
     wrangler_applies(&db, "0002_history.sql");
     let old = Server::on(support::Sqlite::wrap(db));
     crate::search::seed(&old);
-    assert_eq!(block_on(store::ensure_schema(&old.db)).unwrap(), 4);
+    assert_eq!(block_on(store::ensure_schema(&old.db)).unwrap(), 5);
     let fresh = Server::new();
     crate::search::seed(&fresh);
     for query in ["redis", "ログイン画面", "移行", "Cargo"] {
@@ -308,8 +308,10 @@ fn a_schema_behind_is_brought_up_by_the_first_batch_that_finds_it() {
                 db.conn
                     .execute_batch(
                         "INSERT INTO project (id, name, north_star) VALUES ('alpha', 'alpha', 'n');
-                         DROP INDEX task_written;
-                         DELETE FROM d1_migrations WHERE name = '0006_written_at.sql'",
+                         DROP INDEX project_token_by_project;
+                         DROP TABLE project_token;
+                         DROP TABLE token_gate;
+                         DELETE FROM d1_migrations WHERE name = '0007_project_tokens.sql'",
                     )
                     .unwrap();
                 db

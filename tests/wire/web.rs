@@ -95,7 +95,7 @@ pub fn assert_only_template_markup(body: &str) {
         "!doctype", "html", "head", "meta", "title", "style", "body", "main", "nav", "section",
         "h1", "h2", "h3", "a", "b", "br", "p", "div", "span", "ul", "ol", "li", "dl", "dt", "dd",
         "time", "pre", "details", "summary", "form", "label", "input", "textarea", "select",
-        "option", "button",
+        "option", "button", "fieldset", "legend",
     ];
     for (i, _) in body.match_indices('<') {
         let name: String = body[i + 1..]
@@ -343,7 +343,7 @@ fn each_form_is_a_write_tool_with_its_argument_names() {
     let project = forms(&get(&s, &page("projects/p1")).body);
     let tools: Vec<&str> = project.iter().map(|(t, _)| t.as_str()).collect();
     // One complete_task form per open deferred task, then one form per other write tool
-    // (behind the disclosure), then the search box.
+    // (behind the disclosure), the owner's share and delete forms, then the search box.
     assert_eq!(
         tools,
         [
@@ -352,10 +352,18 @@ fn each_form_is_a_write_tool_with_its_argument_names() {
             "set_north_star",
             "set_focus",
             "add_task",
+            "share",
+            "delete",
             "search"
         ]
     );
-    for (tool, names) in &project {
+    let sharing = |tool: &str| project.iter().find(|(t, _)| t == tool).unwrap().1.clone();
+    assert_eq!(sharing("share"), ["label", "access"]);
+    assert_eq!(sharing("delete"), ["confirm"]);
+    for (tool, names) in project
+        .iter()
+        .filter(|(t, _)| t != "share" && t != "delete")
+    {
         // The project id sits in the action URL; every other argument is a visible field.
         let mut expected = params(tool);
         expected.retain(|p| p != "project_id");
