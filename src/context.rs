@@ -48,7 +48,7 @@ pub struct Caller {
     pub grant: Option<Grant>,
     /// The project token made on the page, if the credential is one: every storage batch of the
     /// request checks it is live too.
-    pub minted: Option<Minted>,
+    pub minted: Option<Box<Minted>>,
     /// The product token of the `User-Agent` header (`claude-code/2.1.332`), if any.
     pub user_agent: Option<String>,
     /// `name/version` from the 2026-07-28 `_meta` client info of the message, if it has one.

@@ -323,11 +323,11 @@ fn list<T>(
     let Node::Array(items) = node else {
         return Err(format!("{name} must be an array"));
     };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| read(item, &format!("{name}[{i}]")))
-        .collect()
+    let mut all = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        all.push(read(item, &format!("{name}[{i}]"))?);
+    }
+    Ok(all)
 }
 
 /// A JSON value in a sentence: a short string quoted, anything else by its kind.

@@ -228,11 +228,11 @@ fn project_token(token: &str, oauth: &OAuth) -> Option<Credential> {
     let (fields, hash) = seal::ProjectToken::open(&oauth.keys, token)?;
     let scope = Scope::from_wire(&fields.scope).filter(|scope| scope.project().is_some())?;
     Some(Credential {
-        minted: Some(Minted {
+        minted: Some(Box::new(Minted {
             id: fields.id,
             hash,
             label: fields.label,
-        }),
+        })),
         ..Credential::token(scope)
     })
 }

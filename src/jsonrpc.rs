@@ -124,10 +124,10 @@ mod tests {
             Message::Request { id, method, params } => (
                 Some(id.to_json()),
                 method.to_owned(),
-                params.map(Node::to_json),
+                params.map(Node::to_value),
             ),
             Message::Notification { method, params } => {
-                (None, method.to_owned(), params.map(Node::to_json))
+                (None, method.to_owned(), params.map(Node::to_value))
             }
             Message::Response => (None, "(a response)".into(), None),
         })

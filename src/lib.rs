@@ -10,6 +10,7 @@ pub mod dispatch;
 pub mod error;
 pub mod export;
 pub mod form;
+pub mod heap;
 pub mod html;
 pub mod http;
 pub mod invisible;

@@ -31,7 +31,7 @@ pub struct Credential {
     pub scope: Scope,
     pub grant: Option<Grant>,
     /// The project token made on the page, when the credential is one.
-    pub minted: Option<Minted>,
+    pub minted: Option<Box<Minted>>,
 }
 
 impl Credential {
@@ -100,11 +100,11 @@ impl Credential {
                 })
             }
             ["t", id, hash, label] if !id.is_empty() && !hash.is_empty() => {
-                credential.minted = Some(Minted {
+                credential.minted = Some(Box::new(Minted {
                     id: id.to_owned(),
                     hash: hash.to_owned(),
                     label: name(label)?,
-                })
+                }))
             }
             _ => return None,
         }
@@ -365,11 +365,11 @@ mod tests {
                 ..Credential::token(scope.clone())
             };
             let minted = Credential {
-                minted: Some(Minted {
+                minted: Some(Box::new(Minted {
                     id: "9f3a".into(),
                     hash: "00ff".into(),
                     label: "青木's laptop".into(),
-                }),
+                })),
                 ..Credential::token(scope)
             };
             for credential in [granted, minted] {

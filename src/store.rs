@@ -688,10 +688,7 @@ pub async fn project_ids(
     reach: Reach<'_>,
 ) -> Result<Vec<String>, StoreError> {
     let results = projects_after(db, PROJECT_IDS, after, limit, reach).await?;
-    first(&results)?
-        .iter()
-        .map(|row| text(row, "id").map(str::to_owned))
-        .collect()
+    each(first(&results)?, |row| text(row, "id").map(str::to_owned))
 }
 
 /// The first `limit` project ids the caller reaches, in id order, and how many it reaches in
@@ -711,10 +708,7 @@ pub async fn first_project_ids(
         Some(row) => int(row, "total")?.unwrap_or_default(),
         None => 0,
     };
-    let ids = rows
-        .iter()
-        .map(|row| text(row, "id").map(str::to_owned))
-        .collect::<Result<_, _>>()?;
+    let ids = each(rows, |row| text(row, "id").map(str::to_owned))?;
     Ok((ids, total))
 }
 
@@ -791,6 +785,19 @@ fn stamp(row: &Row, at: &'static str, by: &'static str) -> Result<Stamp, StoreEr
         at_ms: int(row, at)?,
         by: opt_text(row, by)?.unwrap_or("unknown").to_owned(),
     })
+}
+
+/// Each row decoded by `decode`, or the first row's failure: a loop, which the Worker carries in
+/// fewer bytes than `map` and `collect` into a `Result` (132 bytes gzip for one of them).
+fn each<'a, T>(
+    rows: &'a [Row],
+    mut decode: impl FnMut(&'a Row) -> Result<T, StoreError>,
+) -> Result<Vec<T>, StoreError> {
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        out.push(decode(row)?);
+    }
+    Ok(out)
 }
 
 fn first(results: &[Vec<Row>]) -> Result<&Vec<Row>, StoreError> {

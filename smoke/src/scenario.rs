@@ -142,7 +142,9 @@ fn reference(tasks: &[(&str, &str, &str)], seen: &str) -> String {
         .and_then(|l| l.strip_prefix("north_star: set "))
         .and_then(|l| l.split(' ').next())
         .unwrap_or("?");
-    let by = crate::http::USER_AGENT;
+    // The server names the credential first (a full-access token is the owner's), then the
+    // client by its User-Agent.
+    let by = format!("owner ({})", crate::http::USER_AGENT);
     // The block starts with a line break, so that it reads as its own lines even where a
     // client glues the text items together.
     let mut out = format!(

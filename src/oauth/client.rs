@@ -240,16 +240,15 @@ pub fn redirect_uris(member: Option<&Node>, apps: bool) -> Result<Vec<String>, S
             items.len()
         ));
     }
-    items
-        .iter()
-        .map(|item| {
-            let uri = item
-                .as_str()
-                .ok_or_else(|| "each redirect URI must be a string".to_owned())?;
-            check_redirect(uri, apps)?;
-            Ok(uri.to_owned())
-        })
-        .collect()
+    let mut uris = Vec::with_capacity(items.len());
+    for item in items {
+        let uri = item
+            .as_str()
+            .ok_or_else(|| "each redirect URI must be a string".to_owned())?;
+        check_redirect(uri, apps)?;
+        uris.push(uri.to_owned());
+    }
+    Ok(uris)
 }
 
 /// The rule every redirect URI meets: absolute, at most `URI_MAX` bytes, ASCII only (so the

@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use super::{first, int, kind, opt_text, text, Query, Row, Sql, Stmt, StoreError, Value};
+use super::{each, first, int, kind, opt_text, text, Query, Row, Sql, Stmt, StoreError, Value};
 use crate::json_write;
 use crate::model::{
     Event, EventKind, Export, ExportEvent, ExportFocus, ExportProject, ExportTask, Kind,
@@ -101,27 +101,21 @@ pub async fn load_export(
         }),
         None => None,
     };
-    let tasks = part(2)?
-        .iter()
-        .map(|row| {
-            Ok(ExportTask {
-                id: text(row, "id")?.to_owned(),
-                body: text(row, "body")?.to_owned(),
-                kind: kind(row)?,
-                done: text(row, "status")? == "done",
-                created_at: int(row, "created_at")?,
-                created_by: owned(opt_text(row, "created_by")?),
-                updated_at: int(row, "updated_at")?,
-                completed_at: int(row, "completed_at")?,
-                completed_by: owned(opt_text(row, "completed_by")?),
-                evidence: owned(opt_text(row, "evidence")?),
-            })
+    let tasks = each(part(2)?, |row| {
+        Ok(ExportTask {
+            id: text(row, "id")?.to_owned(),
+            body: text(row, "body")?.to_owned(),
+            kind: kind(row)?,
+            done: text(row, "status")? == "done",
+            created_at: int(row, "created_at")?,
+            created_by: owned(opt_text(row, "created_by")?),
+            updated_at: int(row, "updated_at")?,
+            completed_at: int(row, "completed_at")?,
+            completed_by: owned(opt_text(row, "completed_by")?),
+            evidence: owned(opt_text(row, "evidence")?),
         })
-        .collect::<Result<_, StoreError>>()?;
-    let history = part(3)?
-        .iter()
-        .map(event)
-        .collect::<Result<_, StoreError>>()?;
+    })?;
+    let history = each(part(3)?, event)?;
     Ok(Some(Export {
         project,
         focus,

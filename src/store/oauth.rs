@@ -6,7 +6,7 @@
 //! current one (or the one before it, within `GRACE_MS` and `ANSWERS_MOST`), that a grant is
 //! live.
 
-use super::{first, int, text, Query, Sql, Stmt, StoreError, Value};
+use super::{each, first, int, text, Query, Sql, Stmt, StoreError, Value};
 use crate::scope::{Reach, WriteReach};
 
 /// How long after a refresh the refresh token it replaced is still taken, once more: long
@@ -267,21 +267,18 @@ pub async fn live_grants(
             ],
         )])
         .await?;
-    first(&results)?
-        .iter()
-        .map(|row| {
-            let at = |column| int(row, column)?.ok_or(StoreError::Decode(column));
-            Ok(GrantRow {
-                id: text(row, "id")?.to_owned(),
-                client_name: text(row, "client_name")?.to_owned(),
-                client_id: text(row, "client_id")?.to_owned(),
-                scope: text(row, "scope")?.to_owned(),
-                source: text(row, "source")?.to_owned(),
-                created_at: at("created_at")?,
-                last_used_at: at("last_used_at")?,
-            })
+    each(first(&results)?, |row| {
+        let at = |column| int(row, column)?.ok_or(StoreError::Decode(column));
+        Ok(GrantRow {
+            id: text(row, "id")?.to_owned(),
+            client_name: text(row, "client_name")?.to_owned(),
+            client_id: text(row, "client_id")?.to_owned(),
+            scope: text(row, "scope")?.to_owned(),
+            source: text(row, "source")?.to_owned(),
+            created_at: at("created_at")?,
+            last_used_at: at("last_used_at")?,
         })
-        .collect()
+    })
 }
 
 /// Ends a live grant at once: from the next batch on, its access tokens reach nothing (`GUARD`)

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::LazyLock;
 
-use super::{text, LocalFuture, Query, Rows, Sql, Stmt, StoreError};
+use super::{each, text, LocalFuture, Query, Rows, Sql, Stmt, StoreError};
 
 /// The migration files, in order, by the names wrangler records them under, each as its SQL
 /// without `--` comments (`migration!`). They are the only schema; a test checks this list
@@ -145,12 +145,8 @@ pub async fn ensure_schema(db: &dyn Sql) -> Result<usize, StoreError> {
                 Stmt::new(APPLIED_MIGRATIONS, Vec::new()),
             ])
             .await?;
-        let applied: Vec<&str> = results
-            .get(1)
-            .ok_or(StoreError::Decode("ledger"))?
-            .iter()
-            .map(|row| text(row, "name"))
-            .collect::<Result<_, _>>()?;
+        let ledger = results.get(1).ok_or(StoreError::Decode("ledger"))?;
+        let applied = each(ledger, |row| text(row, "name"))?;
         for ((name, _), statements) in MIGRATIONS.iter().zip(SCHEMA.iter()) {
             if applied.contains(name) {
                 continue;

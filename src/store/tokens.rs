@@ -5,7 +5,7 @@
 //! the statement that makes one, so no read comes first. Whether a request's project token is
 //! still live is `guard`'s.
 
-use super::{first, int, text, Query, Sql, Stmt, StoreError, Value};
+use super::{each, first, int, text, Query, Sql, Stmt, StoreError, Value};
 use crate::scope::Writable;
 
 /// Live tokens one project may have at once: far more than a team's people and machines, few
@@ -129,18 +129,15 @@ pub async fn live(db: &dyn Sql, project: Writable<'_>) -> Result<Vec<TokenRow>, 
     let results = db
         .batch(vec![Stmt::new(LIVE_TOKENS, vec![project.id().into()])])
         .await?;
-    first(&results)?
-        .iter()
-        .map(|row| {
-            Ok(TokenRow {
-                id: text(row, "id")?.to_owned(),
-                label: text(row, "label")?.to_owned(),
-                scope: text(row, "scope")?.to_owned(),
-                created_at: int(row, "created_at")?.unwrap_or_default(),
-                last_used_at: int(row, "last_used_at")?,
-            })
+    each(first(&results)?, |row| {
+        Ok(TokenRow {
+            id: text(row, "id")?.to_owned(),
+            label: text(row, "label")?.to_owned(),
+            scope: text(row, "scope")?.to_owned(),
+            created_at: int(row, "created_at")?.unwrap_or_default(),
+            last_used_at: int(row, "last_used_at")?,
         })
-        .collect()
+    })
 }
 
 /// Revokes one of the project's tokens now: every request made with it is refused from then

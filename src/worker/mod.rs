@@ -10,6 +10,7 @@
 //! binding) is read once per isolate: every crossing between wasm and JavaScript costs
 //! (docs/benchmarks-history.md has the profile).
 
+mod alloc;
 mod d1;
 mod drive;
 mod sse;
@@ -208,8 +209,9 @@ fn drive_reply(reply: impl Future<Output = Result<web_sys::Response>> + 'static)
 fn or_500(result: Result<web_sys::Response>) -> web_sys::Response {
     result.unwrap_or_else(|e| {
         console_error!("{e}");
+        // Not `expect`: that would format the error with its Debug, and link it.
         respond(http::Response::text(500, "INTERNAL SERVER ERROR"))
-            .expect("a fixed reply is a valid Response")
+            .unwrap_or_else(|_| panic!("a fixed reply is a valid Response"))
     })
 }
 
