@@ -21,8 +21,9 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 mint_token() { printf '%s-%s\n' "$1" "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"; }
 
 # start_wrangler_dev LOG PORT ARGS...: `wrangler dev` on 127.0.0.1:PORT with its own inspector port, in a
-# process group of its own (setsid), console to LOG, then waits up to 300 s for /healthz. Sets
-# DEV_PID (the group's id). Returns 1, with the log printed, if it exits or never answers.
+# process group of its own (setsid: util-linux's, or on macOS the stand-in in scripts/lib/bin),
+# console to LOG, then waits up to 300 s for /healthz. Sets DEV_PID (the group's id). Returns 1,
+# with the log printed, if it exits or never answers.
 start_wrangler_dev() {
   local log=$1 port=$2
   shift 2

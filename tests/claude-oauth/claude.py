@@ -27,6 +27,7 @@ import http.server
 import json
 import os
 import secrets
+import socket
 import sys
 import threading
 import urllib.parse
@@ -69,6 +70,19 @@ def authorization_url(client_id, redirect_uri, challenge, state):
         "code_challenge": challenge, "code_challenge_method": "S256", "state": state,
         "resource": f"{base}/mcp"})
     return f"{base}/authorize?{query}"
+
+
+def second_source():
+    """127.0.0.2 where this machine's loopback answers it (Linux routes all of 127/8 there), else
+    127.0.0.1: macOS has only 127.0.0.1 until `sudo ifconfig lo0 alias 127.0.0.2 up`."""
+    try:
+        with socket.socket() as s:
+            s.bind(("127.0.0.2", 0))
+        return "127.0.0.2"
+    except OSError:
+        print("# no 127.0.0.2 on this machine's loopback (on macOS: sudo ifconfig lo0 alias 127.0.0.2 up), so both "
+              "refreshes come from 127.0.0.1; the Linux CI makes them from two addresses", flush=True)
+        return "127.0.0.1"
 
 
 def token(fields, source="127.0.0.1"):
@@ -157,14 +171,15 @@ def connector():
         barrier.wait()
         answers[i] = token({"grant_type": "refresh_token", "refresh_token": refresh, "client_id": CONNECTOR}, source)
 
-    threads = [threading.Thread(target=refresh_from, args=(i, s)) for i, s in enumerate(("127.0.0.1", "127.0.0.2"))]
+    sources = ("127.0.0.1", second_source())
+    threads = [threading.Thread(target=refresh_from, args=(i, s)) for i, s in enumerate(sources)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     statuses = [a[0] for a in answers]
     nexts = [a[2].get("refresh_token") for a in answers]
-    check(f"{label}: two refreshes of one refresh token at once, from 127.0.0.1 and 127.0.0.2, both answered "
+    check(f"{label}: two refreshes of one refresh token at once, from {sources[0]} and {sources[1]}, both answered "
           "200 with the same next refresh token", statuses == [200, 200] and nexts[0] and nexts[0] == nexts[1],
           {"statuses": statuses, "same": nexts[0] == nexts[1]})
     works = [tool(a[2].get("access_token", ""), "get_state", {"project_id": PROJECT}) for a in answers]

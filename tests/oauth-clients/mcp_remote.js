@@ -133,10 +133,17 @@ async function main() {
   const urlsFile = path.join(work, "browser-urls");
   const opener = path.join(work, "browser");
   fs.mkdirSync(home, { recursive: true });
-  // What xdg-open runs as the browser: it only hands the URL to the test's Chromium.
+  // What xdg-open runs as the browser: it only hands the URL to the test's Chromium. On macOS
+  // mcp-remote's opener runs `open URL` from PATH instead, so there the same script is `open`.
   fs.writeFileSync(opener, `#!/bin/sh\nprintf '%s\\n' "$1" >>'${urlsFile}'\n`, { mode: 0o755 });
+  let PATH = process.env.PATH;
+  if (process.platform === "darwin") {
+    fs.mkdirSync(path.join(work, "open"), { recursive: true });
+    fs.writeFileSync(path.join(work, "open", "open"), fs.readFileSync(opener), { mode: 0o755 });
+    PATH = `${path.join(work, "open")}:${PATH}`;
+  }
   const callbackPort = await freePort();
-  const env = { PATH: process.env.PATH, HOME: home, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: opener, LANG: "C.UTF-8" };
+  const env = { PATH, HOME: home, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: opener, LANG: "C.UTF-8" };
   const args = [process.env.MCP_REMOTE_JS, `${base}/mcp`, String(callbackPort), "--transport", "http-only",
     "--static-oauth-client-metadata", JSON.stringify({ client_name: name }), "--auth-timeout", "60"];
   // mcp-remote's own log (its stderr) stays with the artefacts.
@@ -152,7 +159,7 @@ async function main() {
 
     const [authUrl] = await waitFor(() => opened(urlsFile).length > 0 && opened(urlsFile), 30000) || [];
     const redirect = authUrl ? new URL(authUrl).searchParams.get("redirect_uri") : null;
-    check("met 401 with no credential, registered, and opened the browser (through xdg-open and $BROWSER) on the authorization URL",
+    check(`met 401 with no credential, registered, and opened the browser (through ${process.platform === "darwin" ? "open" : "xdg-open and $BROWSER"}) on the authorization URL`,
       !!authUrl && authUrl.startsWith(`${base}/authorize?`) && [`http://localhost:${callbackPort}/oauth/callback`, `http://127.0.0.1:${callbackPort}/oauth/callback`].includes(redirect),
       { authUrl, exited: bridge.exited });
     if (!authUrl) return;
