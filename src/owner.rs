@@ -1,7 +1,7 @@
 //! The owner's HTTP API: a project's tokens and the project itself, with the owner's
-//! full-access token in `Authorization: Bearer` (docs/http.md, "Sharing a project"). The same
-//! actions as the project page's sharing forms, run by `sharing` under the same rules, for
-//! scripts: `GET /projects/<id>/tokens` lists the live tokens, `POST` (a form: `label`, and
+//! full-access token in `Authorization: Bearer` (docs/http.md, "Sharing one project with a
+//! teammate"). The same actions as the project page's sharing forms, run by `sharing` under the
+//! same rules, for scripts: `GET /projects/<id>/tokens` lists the live tokens, `POST` (a form: `label`, and
 //! `access` = `write` or `read`) makes one and shows it once, `DELETE /projects/<id>/tokens/<token
 //! id>` revokes one, and `DELETE /projects/<id>?confirm=<id>` deletes the project with everything
 //! it holds. Answers are JSON; a refusal is `{"error": <sentence>}` with its status. No SQL, no
