@@ -63,3 +63,18 @@ token_hits() {
   for t in "${tokens[@]}"; do patterns+=(-e "$t"); done
   cat "${files[@]}" | grep -cF "${patterns[@]}" || true
 }
+
+# plugin_marketplace: what `claude plugin marketplace add` takes for this checkout's origin remote:
+# `owner/repo` for GitHub, else the git URL with any user or password taken out of it (a URL may
+# carry a token, which must not reach a Worker variable); nothing without a remote.
+plugin_marketplace() {
+  local url
+  url=$(git -C "$(dirname "${BASH_SOURCE[0]}")/.." remote get-url origin 2>/dev/null) || return 0
+  url=$(printf '%s' "$url" | sed -E 's#^([a-z+]+://)[^/@]*@#\1#')
+  case $url in
+    git@github.com:*) url=${url#git@github.com:} ;;
+    https://github.com/* | ssh://git@github.com/*) url=${url#*github.com/} ;;
+    *) printf '%s\n' "$url"; return 0 ;;
+  esac
+  printf '%s\n' "${url%.git}"
+}
