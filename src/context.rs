@@ -4,8 +4,8 @@
 //! tests build it with SQLite, a counter and a pinned time. Adding a capability is a field here,
 //! not a new parameter on every signature. No I/O and no token here: a scope never holds one.
 
+use crate::auth::scope::{Credential, Grant, Minted, Scope};
 use crate::render;
-use crate::scope::{Credential, Grant, Minted, Scope};
 use crate::store::guard::{Check, Guarded};
 use crate::store::{Change, Sql, StoreError};
 

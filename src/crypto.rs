@@ -1,6 +1,6 @@
 //! SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), for OAuth: the PKCE check (`S256`), the
 //! hashes of refresh tokens and of the tokens a grant was made with, and the MAC that seals every
-//! token the server hands out (`oauth::seal`). Nothing else: no key handling, no encoding, no
+//! token the server hands out (`auth::seal`). Nothing else: no key handling, no encoding, no
 //! randomness (the shell hands that in).
 //!
 //! Hand-written where the crates `sha2` and `hmac` exist, for size: the two crates (0.10 and

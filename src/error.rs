@@ -60,7 +60,7 @@ pub enum Error {
     /// a test holds equal).
     TooManyFailures,
     /// The credential variables are malformed: nothing is served until they are fixed. What is
-    /// wrong goes to the log once (`config::Misconfigured`), never to a client.
+    /// wrong goes to the log once (`crate::auth::credentials::Misconfigured`), never to a client.
     Misconfigured,
     /// An unknown method, or one this era does not have.
     MethodNotFound(String),

@@ -7,12 +7,12 @@
 
 use serde_json::{json, Value as Json};
 
+use crate::auth::scope::Scope;
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::model;
 use crate::protocol::card;
 use crate::render;
-use crate::scope::Scope;
 use crate::store::{self, Sql};
 
 pub const URI_PREFIX: &str = "handoff://projects/";

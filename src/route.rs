@@ -10,7 +10,7 @@
 //! 404, and an `Authorization` header is ignored there); a path without a token (`/mcp`) needs
 //! `Authorization: Bearer <token>` (401 with `WWW-Authenticate: Bearer` otherwise). A token
 //! that was presented and is wrong is counted against the client's address, and past the limit
-//! the answer is 429 (`Plan::Denied`, `http::too_many_failures`); an accepted one is never
+//! the answer is 429 (`Plan::Denied`, `auth::check::too_many_failures`); an accepted one is never
 //! counted. A path that is in no row is the bare 404 whatever its token, and counts nothing.
 //!
 //! One set of rules for both MCP transports: the Origin check (403), the method (405 with
@@ -28,16 +28,17 @@
 //!
 //! No `worker::*`, no SQL and no JSON written here.
 
+use crate::auth::check::{self, Denial};
+use crate::auth::oauth::{self, Fetched, Outcome, Services, Step};
+use crate::auth::scope::Credential;
 use crate::config::Config;
 use crate::context::{Ctx, NewId};
 use crate::error::Error;
 use crate::form;
-use crate::http::{self, Denial, Headers, Request, Response};
+use crate::http::{self, Headers, Request, Response};
 use crate::model;
-use crate::oauth::{self, Fetched, Outcome, Services, Step};
 use crate::owner;
 use crate::plain;
-use crate::scope::Credential;
 use crate::sse;
 use crate::store::{LocalFuture, Sql};
 use crate::streamable;
@@ -254,8 +255,8 @@ pub enum Plan {
     /// Send this response; nothing else happens.
     Respond(Response),
     /// A credential was presented and matches none (a wrong path token, a wrong bearer token):
-    /// count the failure against the client's address (`http::failure_key`), then answer this
-    /// response, or past the limit `http::too_many_failures`. Nothing else is read; a request
+    /// count the failure against the client's address (`auth::check::failure_key`), then answer this
+    /// response, or past the limit `auth::check::too_many_failures`. Nothing else is read; a request
     /// that fails in any other way, or whose credential is accepted, is never counted.
     Denied(Response),
     /// Read the body if `endpoint.reads_body()` says so (an announced length is within the
@@ -356,7 +357,7 @@ fn plan_of(req: &Request<'_>, config: &Config) -> Plan {
         (Some(error), _) => Response::refusal(&error),
     };
     let credential =
-        match http::authenticate(found.token, req.headers, credentials, oauth, req.now_ms) {
+        match check::authenticate(found.token, req.headers, credentials, oauth, req.now_ms) {
             Ok(credential) => credential,
             Err(Denial::Refused(error)) => return Plan::Respond(refuse(error)),
             Err(Denial::Guess(error)) => return Plan::Denied(refuse(error)),
@@ -725,8 +726,8 @@ pub async fn serve_oauth(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::auth::scope::Scope;
     use crate::http::tests::config;
-    use crate::scope::Scope;
 
     #[test]
     fn routes_and_where_their_credential_is() {

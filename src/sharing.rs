@@ -6,12 +6,12 @@
 //! characters, and a token is made only while OAuth's key is set (it seals the token). Each
 //! refusal is a sentence a person can act on, and writes nothing. No HTTP and no markup here.
 
+use crate::auth::scope::{Scope, Writable};
+use crate::auth::seal::ProjectToken;
 use crate::config::Config;
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::render;
-use crate::scope::{Scope, Writable};
-use crate::seal::ProjectToken;
 use crate::store::tokens::{self, Made, NewToken, TokenRow, MADE_PER_HOUR, TOKENS_PER_PROJECT};
 
 /// The longest label, in characters: enough for "Aiko's laptop (work)", short enough to fit a

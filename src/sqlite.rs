@@ -10,12 +10,12 @@ use std::future::ready;
 
 use rusqlite::types::{Value as SqlValue, ValueRef};
 
+use crate::auth::oauth::Fetched;
+use crate::auth::scope::Credential;
 use crate::config::Config;
 use crate::context::{Caller, Ctx};
 use crate::http::{self, Headers, Response};
-use crate::oauth::Fetched;
 use crate::route::{self, Plan};
-use crate::scope::Credential;
 use crate::store::{self, retry, LocalFuture, Row, Rows, Sql, Stmt, StoreError, Value};
 
 pub struct Sqlite {
@@ -260,7 +260,7 @@ pub fn serve_fetching(
     match route::plan(req, config) {
         Plan::Respond(response) => (response, false),
         // No rate limiter natively: every failure is within the limit (the answer past it is
-        // `http::too_many_failures`, which its tests call).
+        // `auth::check::too_many_failures`, which its tests call).
         Plan::Denied(refusal) => (refusal, true),
         Plan::Serve {
             endpoint,

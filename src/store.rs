@@ -7,11 +7,11 @@ use std::fmt::Write;
 use std::future::Future;
 use std::pin::Pin;
 
+use crate::auth::scope::{Reach, Readable, Writable, WriteReach};
 use crate::json_write;
 use crate::model::{
     Anchor, Deferred, Event, EventKind, Focus, History, Kind, Stamp, State, OPEN_DEFERRED_MAX,
 };
-use crate::scope::{Reach, Readable, Writable, WriteReach};
 
 mod export;
 pub mod guard;
@@ -871,7 +871,7 @@ mod tests {
     }
 
     fn state_of(json: &'static str) -> Result<Option<State>, StoreError> {
-        let project = crate::scope::Scope::All.readable("p").unwrap();
+        let project = crate::auth::scope::Scope::All.readable("p").unwrap();
         crate::sqlite::block_on(load_state(&StateJson(json), project))
     }
 

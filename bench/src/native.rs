@@ -8,7 +8,7 @@ use std::time::Instant;
 use handoff_mcp::config::{Config, AUTH_TOKEN_VAR};
 use handoff_mcp::context::{Caller, Ctx};
 use handoff_mcp::http::{Headers, Response};
-use handoff_mcp::scope::{Credential, Scope};
+use handoff_mcp::auth::scope::{Credential, Scope};
 use serde_json::json;
 
 use crate::sqlite::Sqlite;

@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 
-use handoff_mcp::scope::Scope;
+use handoff_mcp::auth::scope::Scope;
 use handoff_mcp::sqlite::{block_on, Sqlite};
 use handoff_mcp::store::{self, Search};
 

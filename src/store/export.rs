@@ -7,11 +7,11 @@
 use serde_json::json;
 
 use super::{each, first, int, kind, opt_text, text, Query, Row, Sql, Stmt, StoreError, Value};
+use crate::auth::scope::{Readable, Writable};
 use crate::json_write;
 use crate::model::{
     Event, EventKind, Export, ExportEvent, ExportFocus, ExportProject, ExportTask, Kind,
 };
-use crate::scope::{Readable, Writable};
 
 const EXPORT_PROJECT: Query = Query::rows(
     "SELECT id, north_star, created_at, updated_at, updated_by FROM project WHERE id = ?1",

@@ -7,7 +7,7 @@
 //! live.
 
 use super::{each, first, int, text, Query, Sql, Stmt, StoreError, Value};
-use crate::scope::{Reach, WriteReach};
+use crate::auth::scope::{Reach, WriteReach};
 
 /// How long after a refresh the refresh token it replaced is still taken, once more: long
 /// enough for a client whose answer was lost to try again, short enough that a stolen one is of

@@ -4,8 +4,8 @@
 //! syntax. No rendering here.
 
 use super::{first, int, opt_text, text, Query, Sql, Stmt, StoreError, Value};
+use crate::auth::scope::Reach;
 use crate::model::{Hit, Hits, Kind, Record};
-use crate::scope::Reach;
 
 /// The fewest characters the trigram index can find; a shorter query is matched with LIKE.
 pub const TRIGRAM: usize = 3;

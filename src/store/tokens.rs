@@ -6,7 +6,7 @@
 //! still live is `guard`'s.
 
 use super::{each, first, int, text, Query, Sql, Stmt, StoreError, Value};
-use crate::scope::Writable;
+use crate::auth::scope::Writable;
 
 /// Live tokens one project may have at once: far more than a team's people and machines, few
 /// enough that its page lists them all.

@@ -2,10 +2,10 @@
 
 use super::args::{Args, Param, Rule, BODY_MAX, PROJECT_ID};
 use super::{Annotations, Handler, ToolDef, ToolResult};
+use crate::auth::scope::Writable;
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::model::OPEN_DEFERRED_MAX;
-use crate::scope::Writable;
 use crate::store::{self, Added};
 
 const BODY: Param = Param {

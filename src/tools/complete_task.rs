@@ -2,10 +2,10 @@
 
 use super::args::{Args, Param, Rule, TEXT_MAX};
 use super::{Annotations, Handler, ToolDef, ToolResult};
+use crate::auth::scope::WriteReach;
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::render::preview;
-use crate::scope::WriteReach;
 use crate::store::{self, Completion};
 
 const TASK_ID: Param = Param {

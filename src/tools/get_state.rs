@@ -3,11 +3,11 @@
 
 use super::args::PROJECT_ID;
 use super::{Annotations, Handler, ToolDef, ToolResult};
+use crate::auth::scope::Readable;
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::protocol::card;
 use crate::render;
-use crate::scope::Readable;
 use crate::store;
 
 pub const DEF: ToolDef = ToolDef {

@@ -16,12 +16,12 @@ pub mod search;
 mod set_focus;
 mod set_north_star;
 
+use crate::auth::scope::{Reach, Readable, Scope, Writable, WriteReach};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::json_read::Node;
 use crate::model::Anchor;
 use crate::render;
-use crate::scope::{Reach, Readable, Scope, Writable, WriteReach};
 use crate::store::LocalFuture;
 use args::Args;
 

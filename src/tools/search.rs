@@ -4,10 +4,10 @@
 
 use super::args::{Args, Param, Rule, TEXT_MAX};
 use super::{Annotations, Handler, ToolDef, ToolResult};
+use crate::auth::scope::Reach;
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::render::{self, Searched};
-use crate::scope::Reach;
 use crate::store::{self, Search};
 
 /// Most hits one call shows, newest first.

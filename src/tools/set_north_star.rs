@@ -2,9 +2,9 @@
 
 use super::args::{Args, Param, Rule, PROJECT_ID, TEXT_MAX};
 use super::{Annotations, Handler, ToolDef, ToolResult};
+use crate::auth::scope::Writable;
 use crate::context::Ctx;
 use crate::error::Error;
-use crate::scope::Writable;
 use crate::store::{self, Upsert};
 
 const TEXT: Param = Param {

@@ -6,11 +6,11 @@
 //! grant reaches.
 
 use super::html::{ago, html, page, refusal, Html};
+use crate::auth::scope::Scope;
 use crate::config::Config;
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::http::Response;
-use crate::scope::Scope;
 use crate::store::oauth::{live_grants, revoke_grant, GrantRow};
 
 /// The page of connected clients.

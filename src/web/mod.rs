@@ -18,6 +18,7 @@ mod sharing;
 pub use html::{refusal, HEADERS};
 pub use records::search_fields;
 
+use crate::auth::scope::{Readable, Scope};
 use crate::config::Config;
 use crate::context::{Caller, Ctx};
 use crate::error::Error;
@@ -26,7 +27,6 @@ use crate::http::Response;
 use crate::json_read::Node;
 use crate::model;
 use crate::render;
-use crate::scope::{Readable, Scope};
 use crate::store;
 use crate::tools::{self, ToolDef};
 use html::{html, Refused};

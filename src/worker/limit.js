@@ -1,6 +1,6 @@
 // The rate limiter's one piece of JavaScript (src/worker/mod.rs, `count_failure`, declares it). It
-// moves values only: the key and both answers are made in Rust (`http::failure_key`,
-// `http::too_many_failures`).
+// moves values only: the key and both answers are made in Rust (`auth::check::failure_key`,
+// `auth::check::too_many_failures`).
 
 let saidFailure = false;
 

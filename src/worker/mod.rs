@@ -25,14 +25,15 @@ use wasm_bindgen::{JsCast, JsValue};
 use worker::js_sys::{futures::future_to_promise, Array, Promise, Reflect, Uint8Array};
 use worker::{console_error, web_sys, worker_sys, Env, Response, Result};
 
+use crate::auth::check;
+use crate::auth::oauth::{self, Fetched, Step};
+use crate::auth::scope::Credential;
 use crate::config::{
     Config, OAuth, AUTH_TOKEN_VAR, D1_BINDING, FAILED_CREDENTIALS_BINDING, PROJECT_TOKENS_VAR,
 };
 use crate::context::{Caller, Ctx};
 use crate::http;
-use crate::oauth::{self, Fetched, Step};
 use crate::route::{self, Plan};
-use crate::scope::Credential;
 use crate::store;
 use d1::D1Store;
 use drive::{drive, settle};
@@ -216,7 +217,7 @@ fn or_500(result: Result<web_sys::Response>) -> web_sys::Response {
 }
 
 /// One log line per isolate when the tokens are missing or malformed. A malformed entry is
-/// named by its variable and position only (`config::Misconfigured`), never by its text.
+/// named by its variable and position only (`crate::auth::credentials::Misconfigured`), never by its text.
 fn say_token_problem(config: &Config) {
     let problem = match &config.credentials {
         Err(wrong) => format!(
@@ -331,17 +332,17 @@ extern "C" {
 }
 
 /// The answer to a denied credential, once counted against the client's address: its refusal,
-/// or past the limit the 429 (`http::too_many_failures`).
+/// or past the limit the 429 (`auth::check::too_many_failures`).
 fn count_failure(req: &web_sys::Request, env: &Env, refusal: http::Response) -> Promise {
     let address = req
         .headers()
         .get(http::CLIENT_ADDRESS_HEADER)
         .ok()
         .flatten();
-    let key = http::failure_key(address.as_deref());
+    let key = check::failure_key(address.as_deref());
     let limiter = Reflect::get(env, &JsValue::from(FAILED_CREDENTIALS_BINDING)).unwrap_or_default();
     let within = or_500(respond(refusal));
-    let past = or_500(respond(http::too_many_failures()));
+    let past = or_500(respond(check::too_many_failures()));
     count_failure_under(&limiter, &key, &within, &past)
 }
 

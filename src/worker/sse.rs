@@ -22,9 +22,9 @@ use worker::{
 };
 
 use super::{config, context, database, gated, into_worker, read_body};
+use crate::auth::scope::Credential;
 use crate::config::SSE_BINDING;
 use crate::http;
-use crate::scope::Credential;
 use crate::sse;
 
 /// Internal header carrying the endpoint path from the Worker to the object.

@@ -2,9 +2,9 @@
 //! once (rotation), project-scoped and read-only tokens on every surface, and the fail-closed
 //! answer to a malformed credential table. Driven like the Worker: each request is planned.
 
+use handoff_mcp::auth::scope::{Credential, Scope};
 use handoff_mcp::http::{self, Headers};
 use handoff_mcp::route::{self, Endpoint, Plan};
-use handoff_mcp::scope::{Credential, Scope};
 use serde_json::{json, Value as Json};
 
 use crate::support::{Reply, Server, TOKEN};
@@ -815,7 +815,7 @@ fn past_the_limit_every_wrong_token_gets_the_same_429() {
     assert_eq!(statuses, [404, 404, 401]);
     // Past it, one answer in place of any of them (it takes no token, so it can name none),
     // which says when to try again.
-    let reply = http::too_many_failures();
+    let reply = handoff_mcp::auth::check::too_many_failures();
     let reply = Reply {
         status: reply.status,
         headers: reply.headers,
@@ -857,7 +857,11 @@ fn failures_are_counted_per_address_and_an_ipv6_address_per_64() {
         (Some(""), "unknown"),
         (Some("  "), "unknown"),
     ] {
-        assert_eq!(http::failure_key(address), key, "{address:?}");
+        assert_eq!(
+            handoff_mcp::auth::check::failure_key(address),
+            key,
+            "{address:?}"
+        );
     }
 }
 
@@ -885,7 +889,7 @@ fn the_rate_limit_binding_is_the_one_the_code_names() {
         "{block}"
     );
     assert_eq!(
-        http::too_many_failures().headers,
+        handoff_mcp::auth::check::too_many_failures().headers,
         [
             ("content-type", "application/json".to_owned()),
             ("retry-after", FAILED_CREDENTIALS_PERIOD_SECS.to_string())

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value as Json};
 
-use handoff_mcp::scope::Scope;
+use handoff_mcp::auth::scope::Scope;
 
 use crate::golden;
 use crate::support::{Reply, Server, ORIGIN, TOKEN};

@@ -3,11 +3,11 @@
 //! the page and by removing the token a grant was made with, and every refusal the RFCs name,
 //! each with nothing written. The real clients' runs are scripts/oauth-clients'.
 
+use handoff_mcp::auth::oauth::Fetched;
+use handoff_mcp::auth::seal;
 use handoff_mcp::base64;
 use handoff_mcp::config::{AUTH_TOKEN_VAR, OAUTH_KEY_VAR, PROJECT_TOKENS_VAR, PUBLIC_URL_VAR};
 use handoff_mcp::crypto;
-use handoff_mcp::oauth::Fetched;
-use handoff_mcp::seal;
 use serde_json::{json, Value as Json};
 
 use crate::golden;

@@ -7,8 +7,8 @@
 //! anywhere: a fetch is only ever planned (`oauth::fetch_for`), and the harness answers it from
 //! `Server::documents`. The live run of the same clients is scripts/claude-oauth's.
 
+use handoff_mcp::auth::oauth::{self, Fetched, Step};
 use handoff_mcp::config::{AUTH_TOKEN_VAR, OAUTH_APP_REDIRECTS_VAR};
-use handoff_mcp::oauth::{self, Fetched, Step};
 use serde_json::json;
 
 use crate::golden;

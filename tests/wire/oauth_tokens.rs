@@ -2,10 +2,10 @@
 //! outlive a conversation without a refresh yet end at once when their grant does, a refresh
 //! token whatever the scope asked. The rest of OAuth's rules are in `oauth`.
 
+use handoff_mcp::auth::seal;
 use handoff_mcp::base64;
 use handoff_mcp::config::{AUTH_TOKEN_VAR, PROJECT_TOKENS_VAR, PUBLIC_URL_VAR};
 use handoff_mcp::crypto;
-use handoff_mcp::seal;
 use serde_json::json;
 
 use crate::oauth::{

@@ -5,11 +5,11 @@
 use std::cell::{Cell, RefCell};
 use std::ops::Deref;
 
+use handoff_mcp::auth::oauth::Fetched;
+use handoff_mcp::auth::scope::{Credential, Scope};
 use handoff_mcp::config::{Config, ALLOWED_ORIGINS_VAR, AUTH_TOKEN_VAR};
 use handoff_mcp::context::{Caller, Ctx};
 use handoff_mcp::http::Headers;
-use handoff_mcp::oauth::Fetched;
-use handoff_mcp::scope::{Credential, Scope};
 use handoff_mcp::store::{LocalFuture, Rows, Sql, Stmt, StoreError};
 use serde_json::{json, Value as Json};
 

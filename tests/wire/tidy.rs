@@ -191,20 +191,22 @@ fn binding_and_variable_names_live_in_config_rs_only() {
 #[test]
 fn credentials_are_read_and_compared_in_one_place_each() {
     assert_none(
-        "a token comparison outside config.rs",
-        offenders(&["config.rs"], |l| l.contains("constant_time_eq(")),
+        "a token comparison outside auth/credentials.rs",
+        offenders(&["auth/credentials.rs"], |l| {
+            l.contains("constant_time_eq(")
+        }),
     );
     assert_none(
-        "the Authorization header read outside http.rs",
-        offenders(&["http.rs"], |l| {
+        "the Authorization header read outside http.rs and auth/check.rs",
+        offenders(&["http.rs", "auth/check.rs"], |l| {
             l.to_ascii_lowercase().contains("\"authorization\"")
         }),
     );
     // A client that finds OAuth metadata starts a flow, so only the OAuth server names it, and
     // the path table that serves it only while OAuth is on.
     assert_none(
-        "OAuth metadata named outside oauth/ and route.rs",
-        offenders(&["oauth/", "route.rs"], |l| {
+        "OAuth metadata named outside auth/oauth/ and route.rs",
+        offenders(&["auth/oauth/", "route.rs"], |l| {
             l.contains("well-known") || l.contains("resource_metadata")
         }),
     );
@@ -258,22 +260,57 @@ fn ticked(cell: &str) -> Vec<String> {
         .collect()
 }
 
-/// The module a file of src/ belongs to: its first path segment (`store/rows.rs` is `store`).
-fn module_of(file: &str) -> &str {
-    let first = file.split('/').next().unwrap_or_default();
-    first.strip_suffix(".rs").unwrap_or(first)
+/// The module a file of src/ belongs to: its first path segment (`store/rows.rs` is `store`),
+/// or for the files of `auth/`, which sit in different bands, `auth::` and their own
+/// (`auth/oauth/client.rs` is `auth::oauth`; `auth/mod.rs`, which only declares them, `auth`).
+fn module_of(file: &str) -> String {
+    let mut segments = file.split('/');
+    let first = segments.next().unwrap_or_default();
+    let stem = |s: &str| s.strip_suffix(".rs").unwrap_or(s).to_owned();
+    match (stem(first).as_str(), segments.next()) {
+        ("auth", Some("mod.rs")) | ("auth", None) => "auth".into(),
+        ("auth", Some(second)) => format!("auth::{}", stem(second)),
+        (module, _) => module.into(),
+    }
 }
 
-/// The crate modules a file's code names (`crate::x`, `use crate::{x, y::z}`), its own aside.
+/// The crate modules a file's code names (`crate::x`, `use crate::{x, y::z}`, `crate::auth::y`
+/// as `auth::y`), its own aside.
 fn imports(source: &Source) -> Vec<(usize, String)> {
     let own = module_of(&source.0);
     let mut found = Vec::new();
     let lines = &source.1;
+    let name_of = |text: &str| -> String {
+        let name: String = text
+            .trim()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        match name.as_str() {
+            "auth" => {
+                let rest = text.trim().strip_prefix("auth::").unwrap_or_default();
+                let inner: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if inner.is_empty() {
+                    name
+                } else {
+                    format!("auth::{inner}")
+                }
+            }
+            _ => name,
+        }
+    };
     for (i, (n, line)) in lines.iter().enumerate() {
         let mut rest = line.as_str();
         while let Some(at) = rest.find("crate::") {
             rest = &rest[at + "crate::".len()..];
-            if let Some(group) = rest.strip_prefix('{') {
+            let group = rest
+                .strip_prefix('{')
+                .or_else(|| rest.strip_prefix("auth::{"));
+            if let Some(group) = group {
+                let within_auth = rest.starts_with("auth::");
                 // A group may run over several lines: read on to its closing brace.
                 let mut text = group.to_owned();
                 let mut more = lines[i + 1..].iter();
@@ -285,74 +322,103 @@ fn imports(source: &Source) -> Vec<(usize, String)> {
                 }
                 let inner = text.split('}').next().unwrap_or_default();
                 for item in inner.split(',') {
-                    let name: String = item
-                        .trim()
-                        .chars()
-                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                        .collect();
-                    found.push((*n, name));
+                    let name = name_of(item);
+                    found.push((
+                        *n,
+                        match within_auth && !name.is_empty() && name != "self" {
+                            true => format!("auth::{name}"),
+                            false => name,
+                        },
+                    ));
                 }
             } else {
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                found.push((*n, name));
+                found.push((*n, name_of(rest)));
             }
         }
     }
-    found.retain(|(_, name)| !name.is_empty() && name != own && name != "self");
+    found.retain(|(_, name)| !name.is_empty() && *name != own && name != "self");
     found
 }
 
-/// Every import that does not go strictly down the floors of ARCHITECTURE.md's "Layers", and
-/// every module of src/ the table does not place.
-fn layering_offenders(sources: &[Source], floors: &[(String, usize)]) -> Vec<String> {
-    let floor = |module: &str| floors.iter().find(|(m, _)| m == module).map(|(_, f)| *f);
+/// Every import that does not go down the bands of ARCHITECTURE.md's "Bands" (to a lower band,
+/// or within its own band to a module listed before it), and every module of src/ the table
+/// does not place.
+fn layering_offenders(sources: &[Source], bands: &[Band]) -> Vec<String> {
+    let band = |module: &str| bands.iter().find(|b| b.module == module);
     let mut found = Vec::new();
     for source in sources.iter().filter(|(name, _)| name != "lib.rs") {
         let module = module_of(&source.0);
-        let Some(own) = floor(module) else {
-            found.push(format!("src/{}: module {module} is on no floor", source.0));
+        let Some(own) = band(&module) else {
+            found.push(format!("src/{}: module {module} is in no band", source.0));
             continue;
         };
         for (n, import) in imports(source) {
-            match floor(&import) {
-                Some(theirs) if theirs < own => {}
+            match band(&import) {
+                Some(theirs) if (theirs.band, theirs.place) < (own.band, own.place) => {}
                 Some(theirs) => found.push(format!(
-                    "src/{}:{n}: {module} (floor {own}) imports {import} (floor {theirs})",
-                    source.0
+                    "src/{}:{n}: {module} ({}) imports {import} ({}{})",
+                    source.0,
+                    own.name,
+                    theirs.name,
+                    if theirs.band == own.band {
+                        ", listed after it"
+                    } else {
+                        ""
+                    }
                 )),
-                None => found.push(format!("src/{}:{n}: {import} is on no floor", source.0)),
+                None => found.push(format!("src/{}:{n}: {import} is in no band", source.0)),
             }
         }
     }
     found
 }
 
-/// The floors ARCHITECTURE.md's "Layers" table gives each module.
-fn floors() -> Vec<(String, usize)> {
-    architecture_table("Layers")
+/// A module's place in the bands: the band's name and order, and its place in the band's list.
+#[derive(Debug, Clone)]
+struct Band {
+    module: String,
+    name: String,
+    band: usize,
+    place: usize,
+}
+
+/// The bands ARCHITECTURE.md's "Bands" table gives each module, from the bottom up.
+fn bands() -> Vec<Band> {
+    architecture_table("Bands")
         .iter()
-        .flat_map(|row| {
-            let floor: usize = row[0].parse().expect("a floor is a number");
-            ticked(&row[1]).into_iter().map(move |m| (m, floor))
+        .enumerate()
+        .flat_map(|(band, row)| {
+            let name = row[0].trim_matches('*').to_owned();
+            ticked(&row[1])
+                .into_iter()
+                .enumerate()
+                .map(move |(place, module)| Band {
+                    module,
+                    name: name.clone(),
+                    band,
+                    place,
+                })
         })
         .collect()
 }
 
 #[test]
-fn each_module_imports_only_lower_floors() {
+fn each_module_imports_only_down_the_bands() {
     let sources = sources();
-    assert_none("the layers", layering_offenders(&sources, &floors()));
+    assert_none("the bands", layering_offenders(&sources, &bands()));
     // And the table names no module that is not in src/.
-    let modules: Vec<&str> = sources.iter().map(|(name, _)| module_of(name)).collect();
-    let stale: Vec<String> = floors()
+    let modules: Vec<String> = sources.iter().map(|(name, _)| module_of(name)).collect();
+    let stale: Vec<String> = bands()
         .into_iter()
-        .filter(|(m, _)| !modules.contains(&m.as_str()))
-        .map(|(m, f)| format!("floor {f} names {m}, which src/ does not hold"))
+        .filter(|b| !modules.contains(&b.module))
+        .map(|b| {
+            format!(
+                "band {} names {}, which src/ does not hold",
+                b.name, b.module
+            )
+        })
         .collect();
-    assert_none("the layers table", stale);
+    assert_none("the bands table", stale);
 }
 
 /// The sibling files of a folder of src/ that a file names (`super::x`, `use super::{x, y}`,
@@ -610,18 +676,27 @@ fn each_rule_fails_on_an_injected_violation() {
         sources.push((file.to_owned(), vec![(1, line.to_owned())]));
         sources
     };
-    // An import circle: the floor below the transports naming the path table above them.
+    // An import circle: the band below the transports naming the path table above them.
     let circle = plant("http.rs", "use crate::route::Plan;");
-    let found = layering_offenders(&circle, &floors());
-    assert_eq!(
-        found,
-        ["src/http.rs:1: http (floor 7) imports route (floor 9)"]
-    );
-    // A transport importing another, sideways.
+    let found = layering_offenders(&circle, &bands());
+    assert_eq!(found, ["src/http.rs:1: http (wire) imports route (route)"]);
+    // A transport importing another, sideways, listed after it in its band.
     let sideways = plant("sse.rs", "use crate::{context::Ctx, web::Page};");
     assert_eq!(
-        layering_offenders(&sideways, &floors()),
-        ["src/sse.rs:1: sse (floor 8) imports web (floor 8)"]
+        layering_offenders(&sideways, &bands()),
+        ["src/sse.rs:1: sse (surfaces) imports web (surfaces, listed after it)"]
+    );
+    // The home of authentication: its low files may not reach up to its surface.
+    let up = plant(
+        "auth/scope.rs",
+        "use crate::auth::{credentials, oauth::Step};",
+    );
+    assert_eq!(
+        layering_offenders(&up, &bands()),
+        [
+            "src/auth/scope.rs:1: auth::scope (auth) imports auth::credentials (auth, listed after it)",
+            "src/auth/scope.rs:1: auth::scope (auth) imports auth::oauth (surfaces)"
+        ]
     );
     // A circle between the files of one folder, two files long and three.
     let mut two = plant("web/html.rs", "use super::records::search_box;");
@@ -648,8 +723,8 @@ fn each_rule_fails_on_an_injected_violation() {
     );
     let unplaced = plant("ledger.rs", "use crate::http;");
     assert_eq!(
-        layering_offenders(&unplaced, &floors()),
-        ["src/ledger.rs: module ledger is on no floor"]
+        layering_offenders(&unplaced, &bands()),
+        ["src/ledger.rs: module ledger is in no band"]
     );
     let (named, mut files) = code_map_and_files();
     files.push("new.rs".into());

@@ -268,7 +268,7 @@ impl Sql for Counting<'_> {
 }
 
 fn first_ids(db: &dyn Sql) -> Vec<String> {
-    let reach = handoff_mcp::scope::Scope::All;
+    let reach = handoff_mcp::auth::scope::Scope::All;
     block_on(store::project_ids(db, None, 10, reach.reach())).unwrap()
 }
 

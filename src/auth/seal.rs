@@ -164,7 +164,7 @@ fn instant(field: &str) -> Option<i64> {
 }
 
 /// An access token's claims: the grant it was issued under, what it reaches (`Scope`'s wire
-/// form), the tag of the token the person pasted on the consent page (`config::tag_of`; that
+/// form), the tag of the token the person pasted on the consent page (`crate::auth::credentials::tag_of`; that
 /// token must still be configured), the client's name for attribution, the resource it is for (RFC 8707's
 /// audience) and when it expires.
 #[derive(Debug, Clone, PartialEq, Eq)]

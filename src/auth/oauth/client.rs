@@ -7,12 +7,12 @@
 //! metadata document may be fetched from. No fetch here: the shell fetches what
 //! `document_url` names.
 
+use crate::auth::seal;
 use crate::base64;
 use crate::config::{is_loopback_host, OAuth};
 use crate::context;
 use crate::crypto;
 use crate::json_read::Node;
-use crate::seal;
 
 /// Most redirect URIs one client may have.
 pub const REDIRECTS_MAX: usize = 10;

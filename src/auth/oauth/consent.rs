@@ -13,14 +13,15 @@ use super::client::{self, Client};
 use super::{
     is_our_resource, Fetched, Outcome, Services, CODE_MS, READ_SCOPE, TICKET_MS, WRITE_SCOPE,
 };
-use crate::config::{tag_of, OAuth, TOKEN_MIN};
+use crate::auth::credentials::tag_of;
+use crate::auth::scope::Scope;
+use crate::auth::seal;
+use crate::config::{OAuth, TOKEN_MIN};
 use crate::form;
 use crate::html::{self, Html};
 use crate::http::{Request, Response};
 use crate::model;
 use crate::render::clip;
-use crate::scope::Scope;
-use crate::seal;
 use crate::store;
 
 /// How many projects the pick list offers at most.

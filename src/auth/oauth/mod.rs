@@ -16,17 +16,19 @@ mod consent;
 
 use serde_json::{json, Value as Json};
 
+use crate::auth::check;
+use crate::auth::credentials::Credentials;
+use crate::auth::scope::Scope;
+use crate::auth::seal;
 use crate::base64;
-use crate::config::{Config, Credentials, OAuth, MOST_ACCESS_SECONDS};
+use crate::config::{Config, OAuth, MOST_ACCESS_SECONDS};
 use crate::context::NewId;
 use crate::crypto;
 use crate::error::Error;
 use crate::form;
-use crate::http::{self, Request, Response};
+use crate::http::{Request, Response};
 use crate::json_read::Node;
 use crate::json_write;
-use crate::scope::Scope;
-use crate::seal;
 use crate::store::oauth::{self as grants, Made, NewGrant};
 use crate::store::Sql;
 
@@ -378,7 +380,7 @@ fn token_client(
     oauth: &OAuth,
 ) -> Result<String, Response> {
     let field = |name| form::field(fields, name);
-    let basic = http::basic_credentials(req.headers);
+    let basic = check::basic_credentials(req.headers);
     let (id, secret) = match &basic {
         Some((id, secret)) => (id.clone(), Some(secret.clone())),
         None => (
@@ -647,7 +649,7 @@ fn tokens(
         tag: tag.to_owned(),
         client: client.to_owned(),
         resource: oauth.resource.clone(),
-        // Each is checked without a read (`http::authenticate`); a revoked grant is refused by
+        // Each is checked without a read (`auth::check::authenticate`); a revoked grant is refused by
         // the first storage batch, so its life bounds only calls that read nothing.
         expires_at: now + oauth.access_ms,
     }
