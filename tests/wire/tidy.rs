@@ -205,8 +205,8 @@ fn credentials_are_read_and_compared_in_one_place_each() {
     // A client that finds OAuth metadata starts a flow, so only the OAuth server names it, and
     // the path table that serves it only while OAuth is on.
     assert_none(
-        "OAuth metadata named outside auth/oauth/ and route.rs",
-        offenders(&["auth/oauth/", "route.rs"], |l| {
+        "OAuth metadata named outside auth/oauth/ and route/",
+        offenders(&["auth/oauth/", "route"], |l| {
             l.contains("well-known") || l.contains("resource_metadata")
         }),
     );
@@ -614,10 +614,10 @@ fn no_test_expects_a_panic() {
     assert_none("a should_panic test", should_panic_offenders(&sources));
 }
 
-/// Untrusted text is cut short for a sentence in one place, `render::clip` (folded first, then
+/// Untrusted text is cut short for a sentence in one place, `render::clip` (in `render/inline.rs`) (folded first, then
 /// clipped at a character boundary); another cut is another rule for what a person sees.
 fn clip_offenders(sources: &[Source]) -> Vec<String> {
-    offenders_in(sources, &["render.rs"], |l| {
+    offenders_in(sources, &["render/inline.rs"], |l| {
         l.contains("char_indices().nth(")
             || l.contains(".chars().take(")
             || l.contains("floor_char_boundary")
