@@ -1,9 +1,9 @@
 #!/bin/sh
 # handoff-mcp's Claude Code SessionStart hook: prints the project's state (GET …/state.txt,
 # get_state's text) so that Claude Code adds it to the session's context before the first prompt,
-# on startup, resume, /clear and compaction. docs/clients.md, "Every chat starts from the North
-# Star", says what it prints in each case; docs/tools.md, "Reading the fenced state", how a model
-# reads it.
+# on startup, resume, /clear and compaction. What it prints in each case:
+# docs/clients.md, "Every chat starts from the North Star"; how a model reads it:
+# docs/tools.md, "Reading the fenced state".
 #
 # - The state stands between a begin and an end line that hold a marker made at random for this
 #   run, after the body was read (so no stored text can hold it and close the block early), behind
@@ -26,9 +26,9 @@
 # POSIX sh with curl; runs under dash, bash and macOS's tools.
 
 # The most characters printed in all, counted as Claude Code counts them (UTF-16 code units),
-# with room to spare under its 10,000; and the most kept of one 🎯/▶ line when the 🎯, ▶ and
+# 300 under its 10,000; and the most kept of one 🎯/▶ line when the 🎯, ▶ and
 # separator lines together do not fit (stored text shown as \u{…} can make them 24,000 long).
-BUDGET=9500
+BUDGET=9700
 LINE_MAX=2500
 
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -88,13 +88,20 @@ fence() {
   lead=$lead begin="--- begin handoff-mcp state $marker ---" end="--- end handoff-mcp state $marker ---" \
     LC_ALL=C awk -v budget="$BUDGET" -v line_max="$LINE_MAX" -v cut_body="$cut" '
     # Characters as Claude Code counts them: every byte that does not continue a UTF-8
-    # character, and one more for a character of four bytes (a UTF-16 surrogate pair).
-    function width(s,   t, n) { t = s; n = length(t) - gsub(/[\200-\277]/, "", t); return n + gsub(/[\360-\367]/, "", t) }
+    # character, and one more for a character of four bytes (a UTF-16 surrogate pair). An awk
+    # that reads characters even under LC_ALL=C (mb) cannot see the bytes: two for each, at most.
+    # The byte classes are strings, made into patterns only where bytes are read: such an awk
+    # refuses them as patterns.
+    BEGIN { mb = length("\303\251") == 1; more = "[\200-\277]"; four = "[\360-\367]" }
+    function width(s,   t, n) {
+      if (mb) return 2 * length(s)
+      t = s; n = length(t) - gsub(more, "", t); return n + gsub(four, "", t)
+    }
     # The longest start of s of at most w characters that ends where a character ends.
     function clip(s, w,   lo, hi, mid) {
       lo = 0; hi = length(s)
       while (lo < hi) { mid = int((lo + hi + 1) / 2); if (width(substr(s, 1, mid)) <= w) lo = mid; else hi = mid - 1 }
-      while (lo > 0 && substr(s, lo + 1, 1) ~ /^[\200-\277]/) lo--
+      while (!mb && lo > 0 && substr(s, lo + 1, 1) ~ more) lo--
       return substr(s, 1, lo)
     }
     # The contract and the reference block are separated by the only empty line: no stored text makes one.
@@ -115,7 +122,8 @@ fence() {
       }
       # A body cut at the size cap ends inside a line, unless its reference block was reached.
       if (cut_body != "" && !m) n--
-      room = budget - fixed - 800
+      # What follows the end line says what is not above: 600 characters are kept for it.
+      room = budget - fixed - 600
       # The 🎯, ▶ and separator lines stay whole when they fit; else each is cut to line_max.
       head = 0; for (i = 1; i <= n && i <= 3; i++) head += width(c[i]) + 1
       used = 0; cuts = ""
@@ -138,7 +146,9 @@ fence() {
       else if (n > kept) printf "; the last %d of the contract\047s %d task lines", n - kept, n - 3
       if (cuts != "") printf "; of the contract, %s", cuts
       print ". get_state returns the whole state."
-    }' "$tmp/body"
+    }' "$tmp/body" >"$tmp/fenced"
+  [ -s "$tmp/fenced" ] || warn "awk could not lay out the state"
+  cat "$tmp/fenced"
 }
 
 # baseline: the session's first x-handoff-written-at and work tree, for stop.sh; never replaced.
