@@ -144,15 +144,31 @@ class Paths:
         return {k: v for k, v in env.items() if v is not None}
 
     def hook(self, path, script, repo, env, stdin="{}", shell=("dash",), path_prefix=""):
-        """One run of SCRIPT; (exit status, stdout, seconds), the time kept under PATH."""
+        """One run of SCRIPT; (exit status, stdout, seconds), the time kept under PATH. STDIN None:
+        a standard input that stays open and never says anything (the run is ended after 20 s)."""
         if path_prefix:
             env = {**env, "PATH": path_prefix + ":" + env["PATH"]}
         started = time.monotonic()
-        done = subprocess.run([*shell, script], cwd=repo, env=env, input=stdin.encode(), capture_output=True, timeout=20)
+        process = subprocess.Popen([*shell, script], cwd=repo, env=env, stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            if stdin is not None:
+                out, _ = process.communicate(stdin.encode(), timeout=20)
+            else:  # the script's stdout ends when it does; its stdin stays open until then
+                timer = threading.Timer(20, process.kill)
+                timer.start()
+                out = process.stdout.read()
+                process.wait()
+                timer.cancel()
+                process.stdin.close()
+                process.stderr.close()
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out, _ = process.communicate()
         took = time.monotonic() - started
         with self.lock:
             self.times.setdefault(path, []).append(took)
-        return done.returncode, done.stdout.decode("utf-8", "replace"), took
+        return process.returncode, out.decode("utf-8", "replace"), took
 
     def each_shell(self, check, path, script, repo, env, stdin="{}", extra=False, path_prefix=""):
         """Runs the path under every shell (dash three times, bash once, and the extra shells when
@@ -306,7 +322,24 @@ def start_paths(check, p):
           rc == 0 and parsed is not None and parsed[1] != FIXED_MARKER and FIXED_MARKER in "\n".join(parsed[2])
           and os.path.exists(os.path.join(p.od_shim, "od.used")), out[:300])
 
+    # A ~/.curlrc that would change the request (-q keeps it out), and a standard input that never
+    # ends (the watchdog stops the run at 4 s and says so).
+    curl_home = os.path.join(p.work, "paths-curlrc-home")
+    os.makedirs(curl_home, exist_ok=True)
+    with open(os.path.join(curl_home, ".curlrc"), "w") as f:
+        f.write('header = "Authorization: Bearer wrong-token"\nmax-filesize = 1\n')
+    out = p.each_shell(check, "start: a ~/.curlrc that would change the request", START, repo, p.env(HOME=curl_home))
+    check("start: a ~/.curlrc that would change the request: curl does not read it (-q), the state arrives",
+          (parsed := fence(out.rstrip("\n"))) is not None and parsed[2] == lines, out[:200])
+    out = p.each_shell(check, "start: a standard input that never ends", START, repo, p.env(), stdin=None)
+    check("start: a standard input that never ends: stopped at 4 s, with the one line",
+          out == warning("the project's", "it ran out of its 4 seconds"), out[:200])
+
     out = p.each_shell(check, "start: an answer that never ends", START, repo, p.env(HANDOFF_URL=p.fake_url + "/endless"))
+    # Reading stops at the cap, so curl ends then, long before its 3 s: 2 s allows for a busy machine.
+    slowest = max(p.times["start: an answer that never ends"])
+    check(f"start: an answer that never ends: no more read than the cap (the slowest run {slowest:.2f} s, curl's limit 3 s)",
+          slowest < 2.0)
     parsed = fence(out.rstrip("\n"))
     check("start: an answer that never ends: at most 128 KiB read, the output within Claude Code's 10,000, and said so",
           parsed is not None and utf16_len(out.strip()) <= harness.CLAUDE_HOOK_LIMIT
@@ -401,6 +434,10 @@ def stop_paths(check, p):
     p.hook("stop: (session-start on resume)", START, repo, p.env(), json.dumps({"session_id": sid, "source": "resume"}))
     path("an untracked file, after a resume", True, repo, sid)
 
+    stdin, env = stop(repo, sid)
+    out = p.hook("stop: a standard input that never ends", STOP, repo, env, None)[1]
+    check("stop: a standard input that never ends: stopped within the bound, nothing printed", out == "", out[:200])
+
     repo, sid = session("unchanged")
     path("nothing changed", False, repo, sid)
     repo, sid = session("written")
@@ -425,8 +462,11 @@ def stop_paths(check, p):
     sid = f"paths-dirty-{os.urandom(4).hex()}"
     p.hook("stop: (session-start for the baseline)", START, repo, p.env(), json.dumps({"session_id": sid}))
     path("a dirty tree left as it was", False, repo, sid)
-    with open(os.path.join(repo, ".handoff"), "a") as f:
-        f.write("# and again in it\n")
+    # The same lines added and removed (a --stat would not see it): only the content differs.
+    with open(os.path.join(repo, ".handoff")) as f:
+        text = f.read()
+    with open(os.path.join(repo, ".handoff"), "w") as f:
+        f.write(text.replace("# changed before the session", "# changed within the session"))
     path("a file changed before the session, changed again", True, repo, sid)
     check("stop: nothing written outside the sessions folder for an id that is not one",
           not os.path.exists(os.path.join(p.work, "escape")) and not os.path.exists(os.path.join(p.work, "paths-cache", "escape")))

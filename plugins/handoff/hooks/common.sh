@@ -16,10 +16,13 @@ CURL_TIME=3
 BODY_MAX=131072
 
 # bounded PID: waits for the hook's work, started in the background as
-#   exec 3<&0; main >"$tmp/out" 2>/dev/null &
+#   exec 3<&0; (main) >"$tmp/out" 2>/dev/null &
 # (its stdin on fd 3, its stdout a file, so that nothing left running holds the hook's own
 # stdout and Claude Code never waits for it), and stops it after DEADLINE seconds. Returns 0
-# when the work finished (it touches "$tmp/done" last), 1 when it was stopped.
+# when the work finished (it touches "$tmp/done" last), 1 when it was stopped. A subshell, not
+# `main >file &`: dash keeps copies of the redirected stdout and stderr for a function call,
+# and a subshell forked inside it (a $(…)) would hold them, so a stuck child kept Claude Code
+# waiting after the hook had ended (seen: dash, a FIFO read, 8 s and more).
 bounded() {
   (sleep "$DEADLINE" && kill "$1") >/dev/null 2>&1 &
   dog=$!

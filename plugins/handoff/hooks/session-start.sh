@@ -216,7 +216,7 @@ main() {
 
 make_tmp || { echo "handoff-mcp's SessionStart hook did not read the project's state, so this session starts without it: no temporary folder could be made."; exit 0; }
 exec 3<&0
-main >"$tmp/out" 2>/dev/null &
+(main) >"$tmp/out" 2>/dev/null &
 if bounded $!; then
   cat "$tmp/out"
 else

@@ -54,6 +54,6 @@ main() {
 case ${HANDOFF_STOP:-on} in off | OFF | Off | 0 | false | no) exit 0 ;; esac
 make_tmp || exit 0
 exec 3<&0
-main >"$tmp/out" 2>/dev/null &
+(main) >"$tmp/out" 2>/dev/null &
 if bounded $!; then cat "$tmp/out"; fi
 exit 0
