@@ -101,7 +101,15 @@ def run_jobs(jobs, workers=3):
     """Runs each job (a function of one Checks) on a pool, and prints each job's lines in the
     order of JOBS once all have run; the number of failures. A job that raises fails by name."""
     checks = [Checks() for _ in jobs]
-    results = parallel([lambda job=job, c=c: job(c) for job, c in zip(jobs, checks)], workers)
+
+    def timed(job, c):
+        started = time.monotonic()
+        try:
+            return job(c)
+        finally:
+            c.note(f"{job.__name__}: {time.monotonic() - started:.1f} s")
+
+    results = parallel([lambda job=job, c=c: timed(job, c) for job, c in zip(jobs, checks)], workers)
     failures = 0
     for job, c, result in zip(jobs, checks, results):
         if isinstance(result, Exception):
