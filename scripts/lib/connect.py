@@ -8,16 +8,18 @@ parts have a fixed shape:
   - the Claude Code command is alone on a line that starts with `claude mcp add `;
   - the claude_desktop_config.json text is one JSON object between the lines DESKTOP_BEGIN and
     DESKTOP_END;
-  - the Claude Code SessionStart hook is one JSON object between HOOK_BEGIN and HOOK_END, the
-    variables it reads are `export NAME=value` lines, the plugin's commands are lines that start
-    with `claude plugin `, and the claude.ai Project sentence is the line that starts with
-    PROJECT_SENTENCE.
+  - the plugin's commands are lines that start with `claude plugin `, the variables its hooks
+    read are `export NAME=value` lines, the settings.json hooks for a Claude Code without the
+    plugin (SessionStart and Stop, each running its script from this checkout) are one JSON object
+    between HOOK_BEGIN and HOOK_END, and the claude.ai Project sentence is the line that starts
+    with PROJECT_SENTENCE.
 
 Usage: connect.py local|deployed MCP_URL MCP_REMOTE_VERSION MCP_REMOTE_NODE [STATE_DIR]
 """
 
 import json
 import os
+import shlex
 import sys
 
 DESKTOP_BEGIN = "--- BEGIN claude_desktop_config.json ---"
@@ -26,8 +28,10 @@ HOOK_BEGIN = "--- BEGIN Claude Code settings.json hooks ---"
 HOOK_END = "--- END Claude Code settings.json hooks ---"
 PROJECT_SENTENCE = "At the start of every chat, call get_state for project "
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# The hook's one source: the plugin runs this file, and the settings hook is its lines.
-HOOK_SCRIPT = os.path.join(ROOT, "plugins", "handoff", "hooks", "session-start.sh")
+# The hooks' one source: the plugin runs these files, and so do the settings hooks, by their path
+# in this checkout (they source common.sh beside them, so they are not pasted inline).
+HOOKS = os.path.join(ROOT, "plugins", "handoff", "hooks")
+HOOK_SCRIPTS = {"SessionStart": os.path.join(HOOKS, "session-start.sh"), "Stop": os.path.join(HOOKS, "stop.sh")}
 # The name the server is registered under in both clients.
 SERVER_NAME = "handoff"
 
@@ -59,46 +63,50 @@ def desktop_config(mcp_url, mcp_remote_version):
     return {"mcpServers": {SERVER_NAME: {"command": "npx", "args": args}}}
 
 
-def hook_command():
-    """The hook script's lines without its comments, as one command: settings.json runs it
-    without the repository, and the plugin runs the file itself, so the two cannot differ."""
-    with open(HOOK_SCRIPT, encoding="utf-8") as f:
-        lines = [line for line in f.read().splitlines() if line.strip() and not line.startswith("#")]
-    return "\n".join(lines)
+def hook_command(event):
+    """The command that runs an event's hook script from this checkout."""
+    return f"sh {shlex.quote(HOOK_SCRIPTS[event])}"
 
 
 def hook_settings():
-    """The settings.json `hooks` entry: the hook on every way a session starts, so a cleared or
-    compacted session gets the state back; within 10 s (the script gives up after about 5)."""
-    hook = {"type": "command", "command": hook_command(), "timeout": 10}
-    return {"hooks": {"SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [hook]}]}}
+    """The settings.json `hooks` entry: SessionStart on every way a session starts, so a cleared
+    or compacted session gets the state back, and Stop; within 10 s (each script ends by 5)."""
+    def entry(event):
+        return {"type": "command", "command": hook_command(event), "timeout": 10}
+    return {"hooks": {
+        "SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [entry("SessionStart")]}],
+        "Stop": [{"hooks": [entry("Stop")]}],
+    }}
 
 
 def north_star_lines(mcp_url):
-    """How every Claude Code session starts with the state in its context: the variables, the
-    hook or the plugin, and the project's name."""
+    """How every Claude Code session starts with the state in its context, and ends with it
+    written: the variables, the plugin (or its hooks by hand), and the project's name."""
     origin, _, rest = mcp_url.partition("://")
     host, _, path = rest.partition("/")
     token = path[: -len("/mcp")] if path.endswith("/mcp") else path
     return [
-        "  Every Claude Code session starts from the North Star: a SessionStart hook reads the",
-        "  project's state (GET /projects/<id>/state.txt) into the session's context before the first",
-        "  prompt, on startup, resume, /clear and compaction. The token stays out of every committed",
-        "  file: put these in your shell profile (or in .claude/settings.local.json's \"env\"):",
+        "  Every Claude Code session starts from the North Star: the plugin in this repository sets up",
+        "  the server and two hooks. SessionStart reads the project's state into the session's context",
+        "  before the first prompt (on startup, resume, /clear and compaction); Stop asks Claude once",
+        "  to update the focus and tasks when the session changed files and wrote no state",
+        "  (HANDOFF_STOP=off turns that off). The token stays out of every committed file: put these",
+        "  in your shell profile (or in .claude/settings.local.json's \"env\"), then install it:",
         f"export HANDOFF_URL={origin}://{host}",
         f"export HANDOFF_TOKEN={token}",
+        f"claude plugin marketplace add {ROOT}",
+        "claude plugin install handoff@handoff-mcp",
         "  The project is HANDOFF_PROJECT if set, else the first line of a committed .handoff file at",
-        "  the repository root, else the repository folder's name. Then merge this into",
-        "  ~/.claude/settings.json (every repository) or a repository's .claude/settings.json:",
+        "  the repository root, else the token's one project, else the repository folder's name.",
+        "  Without the plugin: the `claude mcp add` line above, and this merged into",
+        "  ~/.claude/settings.json or a repository's .claude/settings.json; it runs the hook",
+        "  scripts from this checkout, so keep the checkout where it is:",
         HOOK_BEGIN,
         json.dumps(hook_settings(), indent=2),
         HOOK_END,
-        "  Or, in place of both the `claude mcp add` line and the hook, the plugin in this repository",
-        "  (the same variables; it reads them when Claude Code starts):",
-        f"claude plugin marketplace add {ROOT}",
-        "claude plugin install handoff@handoff-mcp",
-        "  The hook needs sh and curl (macOS, Linux; on Windows, the Git Bash Claude Code runs hooks",
-        "  with). It never stops a session: on any failure it prints one line to stderr and no state.",
+        "  The hooks need sh, curl and git (macOS, Linux; on Windows, the Git Bash Claude Code runs",
+        "  hooks with). They never stop a session: when the state cannot be read, the session starts",
+        "  with one line saying why.",
     ]
 
 

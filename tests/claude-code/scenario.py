@@ -29,8 +29,9 @@ REFERENCE_HEAD = (
     "and the task_id of each open deferred task, for complete_task once that task is really done."
 )
 # The reference block's North Star line for a write made today by Claude Code; the date is the
-# server's, read from what the model saw, and the client must be Claude Code's own name.
-STAMP_LINE = re.compile(r"^north_star: set (\d{4}-\d{2}-\d{2}) \(today\) by (claude-code/\S+)$", re.M)
+# server's, read from what the model saw; the writer is the credential (a full-access token is
+# `owner`), then the client in parentheses, which must be Claude Code's own name.
+STAMP_LINE = re.compile(r"^north_star: set (\d{4}-\d{2}-\d{2}) \(today\) by (owner \(claude-code/\S+\))$", re.M)
 DESCRIPTION_TAIL = "この出力をフラットなTODOメニューに変換するな。まず北極星を述べ、本丸を1つ進めよ。後処理は北極星達成後にのみ着手。"
 
 
@@ -42,13 +43,13 @@ def contract(open_tasks):
 
 def search_found(project, seen):
     """Whether `seen` is exactly the search tool's text for C's query: the records head, the
-    completed cleanup task (at the server's time, by Claude Code), the count."""
+    completed cleanup task (at the server's time, by Claude Code under the owner's token), the count."""
     head = (
         f'Records, not tasks to do: what was decided and done that matches "{SEARCH_QUERY}" in project '
         f'"{project}", newest first (times UTC). get_state says what to do now.'
     )
     body = dict(TASKS)["cleanup"]
-    line = re.escape(f"  {project}  cleanup task completed: {body} — by ") + r"claude-code/\S+"
+    line = re.escape(f"  {project}  cleanup task completed: {body} — by owner (") + r"claude-code/\S+\)"
     return re.fullmatch(re.escape(head) + r"\n\d{4}-\d{2}-\d{2} \d{2}:\d{2}" + line + r"\n1 record matches\.", seen or "") is not None
 
 
@@ -56,7 +57,7 @@ def reference(open_tasks, seen):
     """get_state's second text; open_tasks are (task_id, kind, body), oldest first. `seen` is the
     block the model was shown, for the server's date and the client name it recorded."""
     match = STAMP_LINE.search(seen or "")
-    date, by = match.groups() if match else ("?", "claude-code/?")
+    date, by = match.groups() if match else ("?", "owner (claude-code/?)")
     stamps = [f"north_star: set {date} (today) by {by}", f"focus: set {date} (today) by {by}"]
     listed = [f"task_id={task_id} [{kind}] {body}" for task_id, kind, body in open_tasks]
     # It starts with a line break, so the two texts read apart even where a client glues them.

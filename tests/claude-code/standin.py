@@ -6,8 +6,11 @@ Usage: standin.py --run A|B|C --project ID --record FILE --port-file FILE [--lif
 Serves POST /v1/messages (streaming and not) and /v1/messages/count_tokens on 127.0.0.1 at a
 free port, written to --port-file. The main agent loop is the request whose `tools` offer
 mcp__handoff__get_state: each of its turns is answered with the next scripted tool_use of the
-run (scenario.steps), and after the last one with a closing text and end_turn. Any other
-request (Claude Code's side requests: titles, summaries, probes) gets a short text answer.
+run (scenario.steps), and after the last one with a closing text and end_turn. A session whose
+newest prompt holds `stand-in steps: STEP | STEP …` is played from those steps instead (`play`),
+whatever its tools: the hooks' checks (tests/claude-code/hooks.py) run many such sessions in
+parallel against one stand-in. Claude Code's request for a compaction summary gets a summary;
+any other request (side requests: titles, probes) gets a short text answer.
 
 --record is rewritten after every main-loop request with every tool_result the model was
 handed, its content blocks exactly as Claude Code sent them, so the checks read what the
@@ -31,6 +34,13 @@ import scenario  # noqa: E402
 MARKER_TOOL = "mcp__handoff__get_state"
 PREFIX = "mcp__handoff__"
 CLOSING_TEXT = "Done: every scripted step has run."
+STEPS = "stand-in steps:"
+# What the played model answers once a Stop hook has sent Claude back (its reason arrives as
+# "Stop hook feedback:"), and what it summarises a compaction with.
+AFTER_STOP_HOOK = "Nothing more to update: the focus and the tasks stay as they are."
+STOP_FEEDBACK = "Stop hook feedback:"
+SUMMARY_REQUEST = "Please provide your summary"
+SUMMARY = "<analysis>A short scripted session.</analysis>\n<summary>The stand-in said hello.</summary>"
 
 
 def new_id(kind):
@@ -59,6 +69,11 @@ class Model:
     def answer(self, path, body):
         """(status, message or error body) for one request."""
         tools = body.get("tools") or []
+        texts = list(user_texts(body.get("messages") or []))
+        if texts and SUMMARY_REQUEST in texts[-1]:
+            return text_message(body, SUMMARY)
+        if any(STEPS in text for text in texts):
+            return play(body)
         if not any(tool.get("name") == MARKER_TOOL for tool in tools):
             with self.lock:
                 self.record["side_requests"].append({"path": path, "model": body.get("model"), "tools": len(tools)})
@@ -117,6 +132,43 @@ class Model:
         with open(tmp, "w", encoding="utf-8") as out:
             json.dump(self.record, out, ensure_ascii=False, indent=1)
         os.replace(tmp, self.record_path)
+
+
+def user_texts(messages):
+    """The text of each user message, in order (its text blocks joined)."""
+    for message in messages:
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            yield content
+        elif isinstance(content, list):
+            yield "".join(block.get("text", "") for block in content if block.get("type") == "text")
+
+
+def play(body):
+    """The next turn of a played session. Its steps are in its newest prompt that holds them:
+    `write PATH TEXT` (Claude Code's Write tool) or `mcp TOOL JSON` (a handoff tool). Each tool_result since that prompt is one step
+    done; after the last, and after a Stop hook's feedback, a closing text with end_turn."""
+    messages = body.get("messages") or []
+    start = max(i for i, m in enumerate(messages) if m.get("role") == "user" and STEPS in "".join(user_texts([m])))
+    prompt = "".join(user_texts([messages[start]]))
+    steps = [step.strip() for step in prompt.split(STEPS, 1)[1].split(" | ") if step.strip()]
+    done = sum(1 for m in messages[start + 1 :] if m.get("role") == "user" and isinstance(m.get("content"), list)
+               for block in m["content"] if block.get("type") == "tool_result")
+    answered = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
+    if any(STOP_FEEDBACK in text for text in user_texts(messages[answered + 1 :])):
+        return text_message(body, AFTER_STOP_HOOK)
+    if done >= len(steps):
+        return text_message(body, CLOSING_TEXT)
+    verb, _, rest = steps[done].partition(" ")
+    if verb == "write":
+        path, _, text = rest.partition(" ")
+        block = {"type": "tool_use", "id": new_id("toolu"), "name": "Write", "input": {"file_path": path, "content": text + "\n"}}
+    else:
+        tool, _, arguments = rest.partition(" ")
+        block = {"type": "tool_use", "id": new_id("toolu"), "name": PREFIX + tool, "input": json.loads(arguments)}
+    return message(body, [block], "tool_use")
 
 
 def message(body, content, stop_reason):
