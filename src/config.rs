@@ -172,6 +172,23 @@ impl Config {
     }
 }
 
+impl Config {
+    /// The sentence the operator's log gets once per isolate when the tokens are missing or
+    /// malformed, and what every route then answers. A malformed entry is named by its variable
+    /// and position only (`Misconfigured`), never by its text.
+    pub fn token_problem(&self) -> Option<String> {
+        match &self.credentials {
+            Err(wrong) => Some(format!(
+                "the server is misconfigured: {wrong}; every route but /healthz answers 503 until it is fixed"
+            )),
+            Ok(credentials) if credentials.is_empty() => Some(format!(
+                "no token is set ({AUTH_TOKEN_VAR}, {PROJECT_TOKENS_VAR}); every MCP path answers 404 until one is"
+            )),
+            Ok(_) => None,
+        }
+    }
+}
+
 /// OAuth's settings: on with a well-formed key and public URL, else off and why.
 fn oauth(
     key: Option<&str>,
@@ -317,6 +334,30 @@ mod tests {
                 .focus_stale_days
         };
         assert_eq!((days(" 14 "), days("-1"), days("x")), (14, 7, 7));
+    }
+
+    #[test]
+    fn the_token_problem_names_the_variable_and_position_never_the_text() {
+        assert_eq!(config(Some("tok-1"), None).token_problem(), None);
+        assert_eq!(config(None, Some("t=p")).token_problem(), None);
+        let none = config(None, Some(" ")).token_problem().unwrap();
+        assert_eq!(
+            none,
+            "no token is set (AUTH_TOKEN, PROJECT_TOKENS); every MCP path answers 404 until one is"
+        );
+        let wrong = config(Some("s3cret,s3 cret"), None)
+            .token_problem()
+            .unwrap();
+        assert!(
+            wrong.starts_with("the server is misconfigured: "),
+            "{wrong}"
+        );
+        assert!(
+            wrong.contains("AUTH_TOKEN") && wrong.contains('2'),
+            "{wrong}"
+        );
+        assert!(!wrong.contains("s3"), "{wrong}");
+        assert!(wrong.ends_with("answers 503 until it is fixed"), "{wrong}");
     }
 
     #[test]

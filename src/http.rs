@@ -1,10 +1,10 @@
 //! The floor every transport stands on: the request and response types (`Request`, `Headers`,
-//! `Response`) and the guards that need no transport: the credential (`authenticate`: the path
-//! token, else `Authorization: Bearer`, into a `Scope`), the Origin rules (`origin_allowed` for
+//! `Response`), the request's head as the shell hands it over (`split_head`, `path_and_query`,
+//! `origin_of`), and the guards that need no transport: the Origin rules (`origin_allowed` for
 //! MCP, `same_origin` for the pages' forms), the content type and announced length
-//! (`body_headers_refusal`), the one size rule of a body as read (`too_large`), JSON
-//! (`parse_json`), and the key a failed credential is counted under (`failure_key`). Which path
-//! goes where is `route`'s; this file imports no transport and no route.
+//! (`body_headers_refusal`), the one size rule of a body as read (`too_large`) and JSON
+//! (`parse_json`). The credential is `auth::check`'s; which path goes where is `route`'s; this
+//! file imports no transport and no route.
 //!
 //! No `worker::*` here.
 
@@ -81,6 +81,51 @@ impl Headers {
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
+}
+
+/// `scheme://host[:port]` of a serialized URL: what a browser sends as the `Origin` of a page
+/// served from it.
+pub fn origin_of(url: &str) -> &str {
+    let authority = url.find("://").map_or(0, |i| i + 3);
+    let end = url[authority..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| authority + i);
+    &url[..end]
+}
+
+/// The path and the query of a serialized URL, as the runtime hands it over: the fragment cut
+/// off first (a client never sends one, but `?` inside it is no query), the query after the
+/// first `?` without it, the path from the first `/` after the host up to the query (`/` when
+/// there is none). Parsing it with `url` would link that crate and its IDNA tables (about 70 KB
+/// of wasm) for this.
+pub fn path_and_query(url: &str) -> (&str, Option<&str>) {
+    let url = url.split('#').next().unwrap_or_default();
+    let (url, query) = match url.split_once('?') {
+        Some((before, query)) => (before, Some(query)),
+        None => (url, None),
+    };
+    let after_host = url.find("://").map_or(0, |i| i + 3);
+    let path = url[after_host..]
+        .find('/')
+        .map_or("/", |i| &url[after_host + i..]);
+    (path, query)
+}
+
+/// The method, the URL and the headers the core reads of a request's head as the shell reads
+/// it in one crossing (`worker/head.js`): the method, the URL, then the value of each header of
+/// `READ_HEADERS` on a line of its own, `\0` for one absent. A line missing at the end (never,
+/// from `head.js`) reads as absent.
+pub fn split_head(head: &str) -> (&str, &str, Headers) {
+    let mut lines = head.split('\n');
+    let method = lines.next().unwrap_or_default();
+    let url = lines.next().unwrap_or_default();
+    let headers = Headers::new(
+        READ_HEADERS
+            .iter()
+            .zip(lines)
+            .filter(|(_, value)| *value != "\0"),
+    );
+    (method, url, headers)
 }
 
 /// What the shell knows of a request before reading its body.
@@ -331,5 +376,68 @@ pub(crate) mod tests {
         assert!(!origin_allowed(Some("http://localhost.evil.example"), &c));
         assert!(!origin_allowed(Some("null"), &c));
         assert!(!origin_allowed(Some("file://x"), &c));
+    }
+
+    #[test]
+    fn a_head_in_its_lines_with_absent_headers_left_out() {
+        let mut head = String::from("POST\nhttps://h.example/mcp");
+        for name in READ_HEADERS {
+            head.push('\n');
+            head.push_str(match name {
+                "authorization" => "Bearer t",
+                "origin" => "",
+                _ => "\0",
+            });
+        }
+        let (method, url, headers) = split_head(&head);
+        assert_eq!((method, url), ("POST", "https://h.example/mcp"));
+        assert_eq!(headers.get("authorization"), Some("Bearer t"));
+        assert_eq!(headers.get("origin"), Some(""), "an empty value is a value");
+        assert_eq!(headers.get("content-type"), None);
+        let (method, url, headers) = split_head("GET");
+        assert_eq!((method, url, headers.get("user-agent")), ("GET", "", None));
+    }
+
+    #[test]
+    fn the_path_query_and_origin_of_a_url_as_the_runtime_serializes_it() {
+        let cases = [
+            ("https://h.example/mcp", "/mcp", None, "https://h.example"),
+            ("https://h.example", "/", None, "https://h.example"),
+            (
+                "https://h.example?x=1",
+                "/",
+                Some("x=1"),
+                "https://h.example",
+            ),
+            (
+                "http://127.0.0.1:8787/a/b?c=d#f",
+                "/a/b",
+                Some("c=d"),
+                "http://127.0.0.1:8787",
+            ),
+            ("http://[::1]:8787/p#f?g", "/p", None, "http://[::1]:8787"),
+            (
+                "https://h.example/p%3Fq?",
+                "/p%3Fq",
+                Some(""),
+                "https://h.example",
+            ),
+            (
+                "https://h.example/a?b=/c?d",
+                "/a",
+                Some("b=/c?d"),
+                "https://h.example",
+            ),
+            (
+                "https://h.example?b=/c",
+                "/",
+                Some("b=/c"),
+                "https://h.example",
+            ),
+        ];
+        for (url, path, query, origin) in cases {
+            assert_eq!(path_and_query(url), (path, query), "{url}");
+            assert_eq!(origin_of(url), origin, "{url}");
+        }
     }
 }

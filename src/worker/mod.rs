@@ -26,11 +26,9 @@ use worker::js_sys::{futures::future_to_promise, Array, Promise, Reflect, Uint8A
 use worker::{console_error, web_sys, worker_sys, Env, Response, Result};
 
 use crate::auth::check;
-use crate::auth::oauth::{self, Fetched, Step};
+use crate::auth::oauth::{self, Documents, Fetched, Step};
 use crate::auth::scope::Credential;
-use crate::config::{
-    Config, OAuth, AUTH_TOKEN_VAR, D1_BINDING, FAILED_CREDENTIALS_BINDING, PROJECT_TOKENS_VAR,
-};
+use crate::config::{Config, OAuth, D1_BINDING, FAILED_CREDENTIALS_BINDING};
 use crate::context::{Caller, Ctx};
 use crate::http;
 use crate::route::{self, Plan};
@@ -62,14 +60,14 @@ pub fn fetch(req: web_sys::Request, env: Env, ctx: worker_sys::Context) -> Promi
     let config = config(&env);
     say_token_problem(config);
     let head = request_head(&req);
-    let (method, url, headers) = split_head(&head);
-    let (path, query) = path_and_query(url);
+    let (method, url, headers) = http::split_head(&head);
+    let (path, query) = http::path_and_query(url);
     let request = http::Request {
         method,
         path,
         query,
         headers: &headers,
-        own_origin: origin_of(url),
+        own_origin: http::origin_of(url),
         now_ms: now_ms(),
     };
     match route::plan(&request, config) {
@@ -105,7 +103,7 @@ pub fn fetch(req: web_sys::Request, env: Env, ctx: worker_sys::Context) -> Promi
         Plan::OAuth { step, fetch } => {
             let (method, path, query) =
                 (method.to_owned(), path.to_owned(), query.map(str::to_owned));
-            let (own_origin, now_ms) = (origin_of(url).to_owned(), request.now_ms);
+            let (own_origin, now_ms) = (http::origin_of(url).to_owned(), request.now_ms);
             drive_reply(async move {
                 // The request the plan was made from, owned by the future that serves it.
                 let request = http::Request {
@@ -160,27 +158,16 @@ extern "C" {
     fn fetch_document(url: &str, cap: u32, timeout_ms: u32) -> Promise;
 }
 
-/// How many client metadata documents an isolate keeps.
-const DOCUMENTS_KEPT: usize = 16;
-
 thread_local! {
-    /// The client metadata documents fetched lately: URL, until when they may be used, and
-    /// what the fetch came to.
-    static DOCUMENTS: RefCell<Vec<(String, i64, Fetched)>> = const { RefCell::new(Vec::new()) };
+    /// The client metadata documents this isolate fetched lately (`oauth::Documents`).
+    static DOCUMENTS: RefCell<Documents> = const { RefCell::new(Documents::new()) };
 }
 
 /// A client's metadata document: kept from an earlier fetch while its cache headers allow and
-/// it passed every check, else fetched (`fetch.js`) and kept, the least recently fetched making
-/// room.
+/// it passed every check (`oauth::fetched`), else fetched (`fetch.js`) and kept.
 async fn client_document(url: &str, now: i64, oauth: &OAuth) -> Fetched {
-    let kept = DOCUMENTS.with_borrow(|documents| {
-        documents
-            .iter()
-            .find(|(known, until, _)| known == url && now < *until)
-            .map(|(_, _, fetched)| fetched.clone())
-    });
-    if let Some(fetched) = kept {
-        return fetched;
+    if let Some(kept) = DOCUMENTS.with_borrow(|documents| documents.kept(url, now).cloned()) {
+        return kept;
     }
     let cap = oauth::DOCUMENT_MAX as u32;
     let text = settle(fetch_document(url, cap, oauth::DOCUMENT_TIMEOUT_MS))
@@ -189,13 +176,7 @@ async fn client_document(url: &str, now: i64, oauth: &OAuth) -> Fetched {
         .and_then(|v| v.as_string())
         .unwrap_or_else(|| "!unreachable".into());
     let (fetched, keep_ms) = oauth::fetched(url, &text, oauth);
-    if keep_ms > 0 {
-        DOCUMENTS.with_borrow_mut(|documents| {
-            documents.retain(|(known, _, _)| known != url);
-            documents.truncate(DOCUMENTS_KEPT - 1);
-            documents.insert(0, (url.to_owned(), now + keep_ms, fetched.clone()));
-        });
-    }
+    DOCUMENTS.with_borrow_mut(|documents| documents.keep(url, now, keep_ms, &fetched));
     fetched
 }
 
@@ -216,50 +197,13 @@ fn or_500(result: Result<web_sys::Response>) -> web_sys::Response {
     })
 }
 
-/// One log line per isolate when the tokens are missing or malformed. A malformed entry is
-/// named by its variable and position only (`crate::auth::credentials::Misconfigured`), never by its text.
+/// One log line per isolate when the tokens are missing or malformed (`Config::token_problem`).
 fn say_token_problem(config: &Config) {
-    let problem = match &config.credentials {
-        Err(wrong) => format!(
-            "the server is misconfigured: {wrong}; every route but /healthz answers 503 until it is fixed"
-        ),
-        Ok(credentials) if credentials.is_empty() => format!(
-            "no token is set ({AUTH_TOKEN_VAR}, {PROJECT_TOKENS_VAR}); every MCP path answers 404 until one is"
-        ),
-        Ok(_) => return,
-    };
-    if !SAID_TOKEN_PROBLEM.swap(true, Ordering::Relaxed) {
-        console_error!("handoff-mcp: {problem}");
-    }
-}
-
-/// `scheme://host[:port]` of a serialized URL: what a browser sends as the `Origin` of a page
-/// served from it.
-fn origin_of(url: &str) -> &str {
-    let authority = url.find("://").map_or(0, |i| i + 3);
-    let end = url[authority..]
-        .find(['/', '?', '#'])
-        .map_or(url.len(), |i| authority + i);
-    &url[..end]
-}
-
-/// The path and the query of a serialized URL, as the runtime hands it over: the path from the
-/// first `/` after the host up to `?` or `#` (both are always percent-encoded inside it), the
-/// query without `?` and up to `#`. Parsing it with `url` would link that crate and its IDNA
-/// tables (about 70 KB of wasm) for this.
-fn path_and_query(url: &str) -> (&str, Option<&str>) {
-    let after_host = url.find("://").map_or(0, |i| i + 3);
-    let path = match url[after_host..].find('/') {
-        Some(i) => {
-            let rest = &url[after_host + i..];
-            &rest[..rest.find(['?', '#']).unwrap_or(rest.len())]
+    if let Some(problem) = config.token_problem() {
+        if !SAID_TOKEN_PROBLEM.swap(true, Ordering::Relaxed) {
+            console_error!("handoff-mcp: {problem}");
         }
-        None => "/",
-    };
-    let query = url
-        .split_once('?')
-        .map(|(_, q)| q.split('#').next().unwrap_or_default());
-    (path, query)
+    }
 }
 
 #[wasm_bindgen(module = "/src/worker/head.js")]
@@ -278,21 +222,6 @@ thread_local! {
 /// What the core reads of the request's head (`head.js`), in one crossing.
 fn request_head(req: &web_sys::Request) -> String {
     HEADER_NAMES.with(|names| request_head_of(req, names))
-}
-
-/// The method, the URL and the headers the core reads (`http::READ_HEADERS`) of a head from
-/// `request_head`. A line missing at the end (never, from `head.js`) reads as absent.
-fn split_head(head: &str) -> (&str, &str, http::Headers) {
-    let mut lines = head.split('\n');
-    let method = lines.next().unwrap_or_default();
-    let url = lines.next().unwrap_or_default();
-    let headers = http::Headers::new(
-        http::READ_HEADERS
-            .iter()
-            .zip(lines)
-            .filter(|(_, value)| *value != "\0"),
-    );
-    (method, url, headers)
 }
 
 #[wasm_bindgen(module = "/src/worker/body.js")]

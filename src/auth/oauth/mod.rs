@@ -174,6 +174,41 @@ pub fn fetched(url: &str, text: &str, oauth: &OAuth) -> (Fetched, i64) {
     }
 }
 
+/// How many client metadata documents an isolate keeps.
+pub const DOCUMENTS_KEPT: usize = 16;
+
+/// The client metadata documents an isolate fetched lately, newest first: each URL, until when
+/// it may be used, and what the fetch came to.
+#[derive(Default)]
+pub struct Documents(Vec<(String, i64, Fetched)>);
+
+impl Documents {
+    pub const fn new() -> Self {
+        Documents(Vec::new())
+    }
+
+    /// What fetching `url` came to, while it may still be used at `now`.
+    pub fn kept(&self, url: &str, now: i64) -> Option<&Fetched> {
+        self.0
+            .iter()
+            .find(|(known, until, _)| known == url && now < *until)
+            .map(|(_, _, fetched)| fetched)
+    }
+
+    /// Keeps what fetching `url` at `now` came to for `keep_ms` (`fetched`'s second value;
+    /// nothing when it is 0), in place of an earlier fetch of it, the least recently fetched
+    /// making room.
+    pub fn keep(&mut self, url: &str, now: i64, keep_ms: i64, fetched: &Fetched) {
+        if keep_ms <= 0 {
+            return;
+        }
+        self.0.retain(|(known, _, _)| known != url);
+        self.0.truncate(DOCUMENTS_KEPT - 1);
+        self.0
+            .insert(0, (url.to_owned(), now + keep_ms, fetched.clone()));
+    }
+}
+
 /// How long the shell may keep a fetched metadata document, from its `Cache-Control`: its
 /// `max-age`, at most a day; nothing for `no-store` or `no-cache`; five minutes without either.
 pub fn cache_ms(cache_control: Option<&str>) -> i64 {
@@ -437,5 +472,53 @@ mod tests {
         assert_eq!(cache_ms(Some("max-age=60, no-cache")), 0);
         assert_eq!(cache_ms(Some("max-age=-5")), 0);
         assert_eq!(cache_ms(Some("private")), 300_000);
+    }
+
+    #[test]
+    fn documents_are_kept_while_their_time_allows_the_oldest_fetch_making_room() {
+        let answer = |n: u16| Fetched::Answer {
+            status: 200,
+            body: n.to_string(),
+        };
+        let mut documents = Documents::new();
+        documents.keep("https://c.example/0", 1_000, 0, &answer(0));
+        assert_eq!(
+            documents.kept("https://c.example/0", 1_000),
+            None,
+            "0 keeps nothing"
+        );
+        documents.keep("https://c.example/0", 1_000, 500, &answer(0));
+        assert_eq!(
+            documents.kept("https://c.example/0", 1_499),
+            Some(&answer(0))
+        );
+        assert_eq!(
+            documents.kept("https://c.example/0", 1_500),
+            None,
+            "expired"
+        );
+        documents.keep("https://c.example/0", 2_000, 500, &answer(1));
+        assert_eq!(
+            documents.kept("https://c.example/0", 2_100),
+            Some(&answer(1)),
+            "replaced"
+        );
+        for n in 1..DOCUMENTS_KEPT as u16 {
+            documents.keep(&format!("https://c.example/{n}"), 2_000, 500, &answer(n));
+        }
+        assert_eq!(documents.0.len(), DOCUMENTS_KEPT);
+        assert!(documents.kept("https://c.example/0", 2_100).is_some());
+        documents.keep("https://c.example/new", 2_000, 500, &answer(99));
+        assert_eq!(documents.0.len(), DOCUMENTS_KEPT);
+        assert_eq!(
+            documents.kept("https://c.example/0", 2_100),
+            None,
+            "the oldest fetch left"
+        );
+        assert!(documents.kept("https://c.example/1", 2_100).is_some());
+        assert_eq!(
+            documents.kept("https://c.example/new", 2_100),
+            Some(&answer(99))
+        );
     }
 }
