@@ -195,8 +195,13 @@ async function main() {
     const labels = await page.$$eval("input:not([type=hidden]), textarea, select", (els) => els.filter((e) => !e.labels || e.labels.length === 0).map((e) => e.name));
     check("every field has a real <label>", labels.length === 0, labels.join(","));
     await page.screenshot({ path: path.join(out, "project-desktop.png"), fullPage: true });
+    // A radio button's target is the label around it: a press anywhere on it chooses it.
     const small = await page.$$eval("button, summary, input:not([type=hidden]), select, textarea, nav a", (els) =>
-      els.map((e) => [e.tagName, e.getBoundingClientRect()]).filter(([, r]) => r.height < 44 || (r.width < 44 && r.width > 0)).map(([t, r]) => `${t} ${r.width}×${r.height}`),
+      els
+        .map((e) => (e.type === "radio" && e.parentElement.tagName === "LABEL" ? e.parentElement : e))
+        .map((e) => [e.tagName, e.getBoundingClientRect()])
+        .filter(([, r]) => r.height < 44 || (r.width < 44 && r.width > 0))
+        .map(([t, r]) => `${t} ${r.width}×${r.height}`),
     );
     check("every control is at least 44×44 px", small.length === 0, small.join(", "));
 
@@ -281,11 +286,11 @@ async function main() {
     const log = await history(project);
     check(
       "the history attributes the form writes to web, each completion with its row's evidence",
-      log.includes("cleanup task completed: Remove the debug logging 🧹 — evidence: checked in the browser — by web") &&
-        log.includes("record task completed: Note the D1 batch limits — evidence: pressed Enter in its row — by web") &&
-        log.includes("cleanup task completed: Drop the old fixtures — evidence: pressed Enter in the next row — by web") &&
+      log.includes("cleanup task completed: Remove the debug logging 🧹 — evidence: checked in the browser — by owner (web)") &&
+        log.includes("record task completed: Note the D1 batch limits — evidence: pressed Enter in its row — by owner (web)") &&
+        log.includes("cleanup task completed: Drop the old fixtures — evidence: pressed Enter in the next row — by owner (web)") &&
         log.includes("focus set: Write the browser test") &&
-        log.split("\n").filter((l) => l.endsWith("— by web")).length === 5,
+        log.split("\n").filter((l) => l.endsWith("— by owner (web)")).length === 5,
       log,
     );
     check("the history shows the focus changes as entries", (await page.locator("ol > li", { hasText: "Focus set" }).count()) === 2);
@@ -296,7 +301,7 @@ async function main() {
     const searched = await page.locator("#records").textContent();
     const tool = (await call("search", { query: "debug logging", project_id: project })).content[0].text;
     check("the project's search box leads to its search page", page.url() === `${base}/projects/${project}/search?query=debug+logging&kind=`, page.url());
-    check("the search page shows the search tool's text", searched === tool && tool.includes("cleanup task completed: Remove the debug logging 🧹 — evidence: checked in the browser — by web"), `${searched}\n---\n${tool}`);
+    check("the search page shows the search tool's text", searched === tool && tool.includes("cleanup task completed: Remove the debug logging 🧹 — evidence: checked in the browser — by owner (web)"), `${searched}\n---\n${tool}`);
     await page.goto(`${base}/`);
     await page.fill("#sq", "Screenshot for the README");
     await page.selectOption("#sk", "record");
@@ -310,7 +315,7 @@ async function main() {
     const [download] = await Promise.all([page.waitForEvent("download"), page.click("a[href$='export.json']")]);
     const exported = JSON.parse(fs.readFileSync(await download.path(), "utf8"));
     check("Export (JSON) downloads the project's document", download.suggestedFilename() === `${project}.handoff.json` && exported.format === "handoff-mcp project" && exported.version === 1 && exported.project.id === project && exported.tasks.length === 4, `${download.suggestedFilename()} ${JSON.stringify(exported).slice(0, 200)}`);
-    check("the document holds the full history with clients", exported.history.some((e) => e.what === "completed" && e.value === "Remove the debug logging 🧹" && e.note === "checked in the browser" && e.client === "web") && exported.history.length === (await history(project)).split("\n").length - 1, JSON.stringify(exported.history).slice(0, 300));
+    check("the document holds the full history with clients", exported.history.some((e) => e.what === "completed" && e.value === "Remove the debug logging 🧹" && e.note === "checked in the browser" && e.client === "owner (web)") && exported.history.length === (await history(project)).split("\n").length - 1, JSON.stringify(exported.history).slice(0, 300));
     const markdown = await (await fetch(`${base}/projects/${project}/export.md`)).text();
     check("Export (Markdown) reads the same project", markdown.startsWith(`# ${project}\n`) && markdown.includes("\n- record: Screenshot for the README 📸 at 375 px too (task_id "), markdown.slice(0, 300));
     await page.goto(`${base}/projects/${project}`);
