@@ -5,11 +5,14 @@
 // text field (a textarea keeps the line break, a task row's evidence submits that row alone) and
 // saves forms unchanged (no history event); it stores hostile strings
 // and checks that no element or dialog comes of them; it checks the security headers and that
-// posts from other origins are refused; it iframes the MCP Apps card in a test host that speaks
-// the extension's postMessage protocol. It measures the layout a person sees at 1280×900, 375×740
-// and 320 px (the North Star in view and large, the focus card in view on a laptop, no sideways
-// scrolling) and runs axe-core (AXE_CORE, injected with the page's CSP bypassed in a context of
-// its own) on the list, project, search, consent and Connected clients pages in light and dark.
+// posts from other origins are refused; it shares a project as its owner does on its page (a
+// read-only token made, selected whole by a click and copied, used, listed, revoked and then
+// refused; a label too long and a wrong id refused; the project deleted); it iframes the MCP
+// Apps card in a test host that speaks the extension's postMessage protocol. It measures the
+// layout a person sees at 1280×900, 375×740 and 320 px (the North Star in view and large, the
+// focus card in view on a laptop, no sideways scrolling) and runs axe-core (AXE_CORE, injected
+// with the page's CSP bypassed in a context of its own) on the list, project, search, consent,
+// Connected clients and sharing pages in light and dark.
 // Screenshots go to OUT_DIR. Prints one line per check and `browser: N passed, M failed`; exits 1
 // on a failure. Shares no code with the server.
 "use strict";
@@ -49,28 +52,37 @@ function check(name, ok, detail) {
 }
 
 let rpcId = 0;
-async function rpc(method, params) {
-  const res = await fetch(`${base}/mcp`, {
+/// A JSON-RPC request to `url` (the /mcp under the page's token unless told), with `bearer` in
+/// Authorization when given: its HTTP response.
+const mcpPost = (method, params, url = `${base}/mcp`, bearer = undefined) =>
+  fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+      ...(bearer && { authorization: `Bearer ${bearer}` }),
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcId, method, params }),
     signal: AbortSignal.timeout(10000),
   });
-  const body = await res.json();
+async function rpc(method, params, ...at) {
+  const body = await (await mcpPost(method, params, ...at)).json();
   if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
   return body.result;
 }
-const call = (name, args) => rpc("tools/call", { name, arguments: args });
+const call = (name, args, ...at) => rpc("tools/call", { name, arguments: args }, ...at);
 const stateTexts = async (id) => (await call("get_state", { project_id: id })).content.map((c) => c.text);
 const history = async (id) => (await rpc("resources/read", { uri: `handoff://projects/${id}/history` })).contents[0].text;
 
 /// Submits a form of the current page by doing `act` to the element `selector` (a click, or a
-/// key such as Enter), and returns [the POST's response, the page's final response].
-async function submitBy(page, selector, act = (s) => page.click(s)) {
+/// key such as Enter), and returns [the POST's response, the page's final response]; then opens
+/// every disclosure of the page it lands on, unless `open` is false.
+async function submitBy(page, selector, act = (s) => page.click(s), open = true) {
   const posted = page.waitForResponse((r) => r.request().method() === "POST", { timeout: 10000 });
   const landed = page.waitForNavigation({ timeout: 10000 });
   await Promise.all([posted, landed, act(selector)]);
-  await openAll(page);
+  if (open) await openAll(page);
   return [await posted, await landed];
 }
 
@@ -94,26 +106,45 @@ const layout = (page) =>
     };
   });
 
-/// axe-core's WCAG 2.0 and 2.1 A and AA rules on `url` in light and dark, in `context` (its CSP
-/// bypassed so the rules can be injected); `prepare` reaches the page when a GET cannot.
-async function axe(context, name, url, prepare) {
-  const source = fs.readFileSync(process.env.AXE_CORE, "utf8");
-  const page = await context.newPage();
-  try {
-    for (const scheme of ["light", "dark"]) {
-      await page.emulateMedia({ colorScheme: scheme });
-      if (prepare) await prepare(page);
-      else await page.goto(url);
-      await openAll(page);
-      await page.addScriptTag({ content: source });
-      const result = await page.evaluate(() => axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } }));
-      const found = result.violations.map((v) => `${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 2).map((n) => n.target.join(" ")).join(", ")}`);
-      console.log(`axe ${name} ${scheme}: ${result.violations.length} violations, ${result.passes.length} rules passed`);
-      check(`axe-core finds no WCAG 2.1 A/AA violation on the ${name} page (${scheme})`, result.violations.length === 0, found.join("; "));
-    }
-  } finally {
-    await page.close();
+/// axe-core's source, read at the first audit.
+let axeSource;
+/// axe-core's WCAG 2.0 and 2.1 A and AA rules on `url` in light and dark, in `page` (its CSP
+/// bypassed so the rules can be injected); `prepare` reaches the page when a GET cannot (a
+/// form's answer). The page is reached once and its colour scheme switched under it, which
+/// Chromium applies at once; each check also asks that the dark page's background is not the
+/// light one's, so a scheme that did not switch fails.
+async function axe(page, name, url, prepare) {
+  axeSource ??= fs.readFileSync(process.env.AXE_CORE, "utf8");
+  await page.emulateMedia({ colorScheme: "light" });
+  if (prepare) await prepare(page);
+  else await page.goto(url);
+  await openAll(page);
+  await page.addScriptTag({ content: axeSource });
+  const backgrounds = [];
+  for (const scheme of ["light", "dark"]) {
+    await page.emulateMedia({ colorScheme: scheme });
+    backgrounds.push(await page.evaluate(() => getComputedStyle(document.body).backgroundColor));
+    const result = await page.evaluate(() => axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } }));
+    const found = result.violations.map((v) => `${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 2).map((n) => n.target.join(" ")).join(", ")}`);
+    console.log(`axe ${name} ${scheme}: ${result.violations.length} violations, ${result.passes.length} rules passed`);
+    const switched = backgrounds.length === 1 || backgrounds[0] !== backgrounds[1];
+    check(`axe-core finds no WCAG 2.1 A/AA violation on the ${name} page (${scheme})`, result.violations.length === 0 && switched, found.concat(switched ? [] : [`the background stayed ${backgrounds[1]}`]).join("; "));
   }
+}
+
+/// Posts a form of `fields` to `action` from a page of another site and from an opaque (data:)
+/// one, as a person would by its button, and checks that each post gets 403.
+async function foreignPosts(page, what, action, fields) {
+  const inputs = Object.entries(fields).map(([name, value]) => `<input name=${name} value="${value}">`);
+  const forged = `<form method=post action="${action}">${inputs.join("")}<button>go</button></form>`;
+  await page.route("http://evil.example/", (r) => r.fulfill({ contentType: "text/html", body: forged }));
+  for (const [where, url] of [["another origin", "http://evil.example/"], ["an opaque origin (Origin: null)", `data:text/html,${encodeURIComponent(forged)}`]]) {
+    await page.goto(url);
+    const [foreign] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.click("button")]);
+    const origin = await foreign.request().headerValue("origin");
+    check(`${what} from ${where} gets 403 (Origin ${origin})`, foreign.status() === 403, foreign.status());
+  }
+  await page.unroute("http://evil.example/");
 }
 
 /// Submits the form of `tool` on the current page by its button.
@@ -152,6 +183,11 @@ async function main() {
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(10000);
+    // axe-core's page, in a context whose CSP lets the rules in; the pages' own CSP stays on in
+    // `context`. One page serves every audit, which spares a new page's cost each time.
+    const auditContext = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
+    auditContext.setDefaultTimeout(10000);
+    const audit = await auditContext.newPage();
     const page = await context.newPage();
     let dialogs = 0;
     page.on("dialog", (d) => {
@@ -195,8 +231,13 @@ async function main() {
     const labels = await page.$$eval("input:not([type=hidden]), textarea, select", (els) => els.filter((e) => !e.labels || e.labels.length === 0).map((e) => e.name));
     check("every field has a real <label>", labels.length === 0, labels.join(","));
     await page.screenshot({ path: path.join(out, "project-desktop.png"), fullPage: true });
+    // A radio button's target is the label around it: a press anywhere on it chooses it.
     const small = await page.$$eval("button, summary, input:not([type=hidden]), select, textarea, nav a", (els) =>
-      els.map((e) => [e.tagName, e.getBoundingClientRect()]).filter(([, r]) => r.height < 44 || (r.width < 44 && r.width > 0)).map(([t, r]) => `${t} ${r.width}×${r.height}`),
+      els
+        .map((e) => (e.type === "radio" && e.parentElement.tagName === "LABEL" ? e.parentElement : e))
+        .map((e) => [e.tagName, e.getBoundingClientRect()])
+        .filter(([, r]) => r.height < 44 || (r.width < 44 && r.width > 0))
+        .map(([t, r]) => `${t} ${r.width}×${r.height}`),
     );
     check("every control is at least 44×44 px", small.length === 0, small.join(", "));
 
@@ -281,11 +322,11 @@ async function main() {
     const log = await history(project);
     check(
       "the history attributes the form writes to web, each completion with its row's evidence",
-      log.includes("cleanup task completed: Remove the debug logging 🧹 — evidence: checked in the browser — by web") &&
-        log.includes("record task completed: Note the D1 batch limits — evidence: pressed Enter in its row — by web") &&
-        log.includes("cleanup task completed: Drop the old fixtures — evidence: pressed Enter in the next row — by web") &&
+      log.includes("cleanup task completed: Remove the debug logging 🧹 — evidence: checked in the browser — by owner (web)") &&
+        log.includes("record task completed: Note the D1 batch limits — evidence: pressed Enter in its row — by owner (web)") &&
+        log.includes("cleanup task completed: Drop the old fixtures — evidence: pressed Enter in the next row — by owner (web)") &&
         log.includes("focus set: Write the browser test") &&
-        log.split("\n").filter((l) => l.endsWith("— by web")).length === 5,
+        log.split("\n").filter((l) => l.endsWith("— by owner (web)")).length === 5,
       log,
     );
     check("the history shows the focus changes as entries", (await page.locator("ol > li", { hasText: "Focus set" }).count()) === 2);
@@ -296,7 +337,7 @@ async function main() {
     const searched = await page.locator("#records").textContent();
     const tool = (await call("search", { query: "debug logging", project_id: project })).content[0].text;
     check("the project's search box leads to its search page", page.url() === `${base}/projects/${project}/search?query=debug+logging&kind=`, page.url());
-    check("the search page shows the search tool's text", searched === tool && tool.includes("cleanup task completed: Remove the debug logging 🧹 — evidence: checked in the browser — by web"), `${searched}\n---\n${tool}`);
+    check("the search page shows the search tool's text", searched === tool && tool.includes("cleanup task completed: Remove the debug logging 🧹 — evidence: checked in the browser — by owner (web)"), `${searched}\n---\n${tool}`);
     await page.goto(`${base}/`);
     await page.fill("#sq", "Screenshot for the README");
     await page.selectOption("#sk", "record");
@@ -310,7 +351,7 @@ async function main() {
     const [download] = await Promise.all([page.waitForEvent("download"), page.click("a[href$='export.json']")]);
     const exported = JSON.parse(fs.readFileSync(await download.path(), "utf8"));
     check("Export (JSON) downloads the project's document", download.suggestedFilename() === `${project}.handoff.json` && exported.format === "handoff-mcp project" && exported.version === 1 && exported.project.id === project && exported.tasks.length === 4, `${download.suggestedFilename()} ${JSON.stringify(exported).slice(0, 200)}`);
-    check("the document holds the full history with clients", exported.history.some((e) => e.what === "completed" && e.value === "Remove the debug logging 🧹" && e.note === "checked in the browser" && e.client === "web") && exported.history.length === (await history(project)).split("\n").length - 1, JSON.stringify(exported.history).slice(0, 300));
+    check("the document holds the full history with clients", exported.history.some((e) => e.what === "completed" && e.value === "Remove the debug logging 🧹" && e.note === "checked in the browser" && e.client === "owner (web)") && exported.history.length === (await history(project)).split("\n").length - 1, JSON.stringify(exported.history).slice(0, 300));
     const markdown = await (await fetch(`${base}/projects/${project}/export.md`)).text();
     check("Export (Markdown) reads the same project", markdown.startsWith(`# ${project}\n`) && markdown.includes("\n- record: Screenshot for the README 📸 at 375 px too (task_id "), markdown.slice(0, 300));
     await page.goto(`${base}/projects/${project}`);
@@ -367,15 +408,10 @@ async function main() {
 
     // Posts from other origins: a page on another site, and an opaque (data:) one.
     const beforeForeign = await stateTexts(project);
-    const forged = `<form method=post action="${base}/projects/${project}/set_north_star"><input name=text value=forged><button>go</button></form>`;
-    await page.route("http://evil.example/", (r) => r.fulfill({ contentType: "text/html", body: forged }));
-    for (const [where, url] of [["another origin", "http://evil.example/"], ["an opaque origin (Origin: null)", `data:text/html,${encodeURIComponent(forged)}`]]) {
-      await page.goto(url);
-      const [foreign] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.click("button")]);
-      const origin = await foreign.request().headerValue("origin");
-      check(`a post from ${where} gets 403 (Origin ${origin})`, foreign.status() === 403, foreign.status());
-    }
+    await foreignPosts(page, "a post", `${base}/projects/${project}/set_north_star`, { text: "forged" });
     check("posts from other origins wrote nothing", JSON.stringify(await stateTexts(project)) === JSON.stringify(beforeForeign));
+
+    await sharing(context, page, audit);
 
     // The MCP Apps card in a test host that speaks the extension's protocol.
     const tools = (await rpc("tools/list", {})).tools;
@@ -420,8 +456,6 @@ async function main() {
     check("no dialog was opened", dialogs === 0, dialogs);
 
     // axe-core on every kind of page, in light and dark, in a context whose CSP lets it in.
-    const audit = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
-    audit.setDefaultTimeout(10000);
     try {
       await axe(audit, "list", `${base}/`);
       await axe(audit, "project", `${base}/projects/${project}`);
@@ -435,7 +469,7 @@ async function main() {
         await Promise.all([p.waitForNavigation(), p.click("button")]);
       });
       // A client connected through that consent, so the clients page has a row and its Revoke.
-      const connect = await audit.newPage();
+      const connect = await auditContext.newPage();
       await connect.route("http://127.0.0.1:9/**", (r) => r.abort());
       await connect.goto(consent);
       await connect.fill("#token", new URL(base).pathname.slice(1));
@@ -451,11 +485,180 @@ async function main() {
       await connect.close();
       await axe(audit, "Connected clients (one connected)", `${base}/clients`);
     } finally {
-      await audit.close();
+      await auditContext.close();
     }
   } finally {
     await browser.close();
   }
+}
+
+/// Sharing a project and taking it back, as its owner does on the project's page (issue 49),
+/// reached at loopback's other name (localhost for 127.0.0.1) so that the share block's origin
+/// is the one the browser reached and not PUBLIC_URL: a read-only token made with a label of
+/// Japanese and an apostrophe, shown once and selected whole by a click (user-select:all, no
+/// script), copied with Ctrl+C; the token at work on state.txt and refused a write over MCP;
+/// listed, revoked and then refused; a label too long and a wrong id refused with their
+/// sentences; posts from other origins refused; the project deleted. axe-core on each page.
+async function sharing(context, page, audit) {
+  const shared = `web-${suffix}-share`;
+  const gone = `web-${suffix}-gone`;
+  const label = "Aiko's ノートパソコン";
+  const long = "長い名前".repeat(10) + "!";
+  for (const id of [shared, gone]) {
+    await call("set_north_star", { project_id: id, text: "Share the project 🤝" });
+    await call("set_focus", { project_id: id, statement: "本丸: a teammate connects", why: "two people, one state" });
+  }
+  const reached = new URL(origin);
+  if (reached.hostname === "127.0.0.1") reached.hostname = "localhost";
+  const home = base.replace(origin, reached.origin);
+  const at = `${home}/projects/${shared}`;
+  const rows = page.locator("form[data-tool=revoke-token]");
+  /// The live tokens the owner's page lists, by their rows' text.
+  const listed = async () => (await page.locator("#share li").allTextContents()).join("\n");
+  /// Whether the page's sharing disclosure is open.
+  const shareOpen = () => page.evaluate(() => document.querySelector("details#share")?.open);
+  const selected = () => page.evaluate(() => getSelection().toString());
+  /// The refusal's sentence the page shows, if any.
+  const refusal = () => page.evaluate(() => document.getElementById("refused")?.innerText ?? "");
+  /// What the label field holds, if the page has it.
+  const typed = () => page.evaluate(() => document.getElementById("tl")?.value);
+  /// Fills the label field of `p` past 40 characters, as a client that does not keep the field's
+  /// maxlength would send it.
+  const overLimit = async (p) => {
+    await p.$eval("#tl", (e) => e.removeAttribute("maxlength"));
+    await p.fill("#tl", long);
+  };
+  /// axe-core on the page that `tool`'s form on project `id`'s page answers with, once `fill`
+  /// has filled it (in the audit page, so a form of its own).
+  const audited = (name, id, tool, fill) =>
+    axe(audit, name, null, async (p) => {
+      await p.goto(`${base}/projects/${id}`);
+      await openAll(p);
+      await fill(p);
+      await submit(p, tool);
+    });
+  /// `shoot` at 375×740 in the dark scheme; then the laptop in light again.
+  const phoneDark = async (shoot) => {
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.setViewportSize({ width: 375, height: 740 });
+    await shoot();
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  };
+
+  // Made on the page: the disclosure opened by its summary, the label typed, Read only chosen.
+  await page.goto(at);
+  check("the sharing disclosure is closed until its summary is pressed", !(await shareOpen()));
+  await page.click("summary:text-is('Share this project, or delete it')");
+  check("its summary opens it", await shareOpen());
+  await page.fill("#tl", "");
+  await page.type("#tl", label);
+  await page.click("label:text-is('Read only')");
+  let [posted] = await submitBy(page, "button:text-is('Make a token')", undefined, false);
+  check("Make a token answers 200 with a page of its own", posted.status() === 200 && page.url() === `${at}/tokens` && (await page.locator("h1").innerText()) === `A token for ${label}`, `${posted.status()} ${page.url()}`);
+  const token = (await page.locator("#token").textContent()) ?? "";
+  const shown = await page.evaluate((t) => ({
+    own: [...document.querySelectorAll("body *")].filter((e) => e.textContent.trim() === t).map((e) => e.id),
+    outside: document.body.innerText.replace(document.getElementById("share").innerText, "").split(t).length - 1,
+  }), token);
+  check("the token is shown once, as an element of its own (#token), and elsewhere only inside the share block", /^hpt\.[\w.-]{40,}$/.test(token) && JSON.stringify(shown) === JSON.stringify({ own: ["token"], outside: 1 }), `${token} ${JSON.stringify(shown)}`);
+
+  // Copying with no script: a click (user-select:all) or a triple-click selects the whole token.
+  await page.click("#token");
+  check("a click on the token selects the whole token and nothing else", (await selected()) === token, JSON.stringify(await selected()));
+  await page.click("h1");
+  await page.click("#token", { clickCount: 3 });
+  check("a triple-click on the token selects the whole token and nothing else", (await selected()) === token, JSON.stringify(await selected()));
+  try {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: reached.origin });
+    await page.keyboard.press("Control+C");
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    check("Ctrl+C then copies the token, exactly", copied === token, JSON.stringify(copied));
+  } finally {
+    await context.clearPermissions();
+  }
+  const block = await page.locator("#share").textContent();
+  const needed = [
+    `handoff-mcp: project ${shared}, read only, for ${label}.\n`,
+    `  export HANDOFF_URL=${reached.origin}\n  export HANDOFF_TOKEN=${token}\n`,
+    ` ${reached.origin}/mcp --header "Authorization: Bearer ${token}"\n`,
+    `\n  ${reached.origin}/${token}/mcp\n`,
+  ];
+  check(`the share block holds the token in its variable line, its header and the connector URL, at ${reached.origin} as the browser reached it`, needed.every((line) => block.includes(line)), needed.filter((line) => !block.includes(line)).join(" | "));
+  await page.screenshot({ path: path.join(out, "share-desktop.png"), fullPage: true });
+  for (const width of [375, 320]) {
+    await page.setViewportSize({ width, height: 740 });
+    const seen = await layout(page);
+    const fits = await page.$$eval("pre.tok", (els) => els.every((e) => e.scrollWidth <= e.clientWidth));
+    check(`the new token's page at ${width} px: nothing scrolls sideways, the token wraps inside its box`, !seen.sideways && fits, JSON.stringify({ ...seen, fits }));
+  }
+  await page.click("h1");
+  await page.click("#token");
+  check("at 320 px, wrapped, a click still selects exactly the token", (await selected()) === token, JSON.stringify(await selected()));
+  await phoneDark(() => page.screenshot({ path: path.join(out, "share-phone-dark.png"), fullPage: true }));
+  await audited("new token", shared, "share", (p) => p.fill("#tl", "axe-core"));
+
+  // The token at work, as the teammate's client would use it.
+  const state = await fetch(`${reached.origin}/state.txt`, { headers: { authorization: `Bearer ${token}` } });
+  const owners = await (await fetch(`${base}/projects/${shared}/state.txt`)).text();
+  const body = await state.text();
+  check("the token reads its project's state.txt (Authorization: Bearer)", state.status === 200 && state.headers.get("x-handoff-project") === shared && body === owners && body.startsWith("🎯 NORTH STAR: Share the project 🤝\n"), `${state.status} ${body.slice(0, 120)}`);
+  const connector = `${reached.origin}/${token}/mcp`;
+  const initialize = ["initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "browser-check", version: "1" } }];
+  check("the connector URL initializes", (await mcpPost(...initialize, connector)).status === 200);
+  const before = await stateTexts(shared);
+  const write = await call("set_focus", { statement: "written with a read-only token" }, `${reached.origin}/mcp`, token);
+  check("a read-only token's write over MCP is refused and writes nothing", write.isError === true && write.content[0].text.includes("read-only") && JSON.stringify(await stateTexts(shared)) === JSON.stringify(before), JSON.stringify(write));
+
+  // Listed on the owner's page, by its label; revoked by its own button.
+  await Promise.all([page.waitForNavigation(), page.click(`nav a:text-is('← Project ${shared}')`)]);
+  await page.click("#share summary");
+  const row = page.locator("#share li", { hasText: label });
+  const rowText = (await row.count()) === 1 ? await row.innerText() : "";
+  check("the project's page lists the token by its label, read only, made just now, last used", rowText.startsWith(`${label} read only\n`) && /\nmade just now · last used (just now|\d+ min ago)\nRevoke$/.test(rowText), JSON.stringify(rowText));
+  await page.locator("#share").screenshot({ path: path.join(out, "sharing-desktop.png") });
+  await phoneDark(() => page.locator("#share").screenshot({ path: path.join(out, "sharing-phone-dark.png") }));
+  await axe(audit, "project (sharing open, tokens listed)", `${base}/projects/${shared}`);
+  const count = await rows.count();
+  [posted] = await submitBy(page, `#share li:has-text("${label}") button:text-is('Revoke')`, undefined, false);
+  check("Revoke: 303 back to the project's sharing, the token gone from the list, the other kept", posted.status() === 303 && page.url() === `${at}#share` && (await row.count()) === 0 && (await rows.count()) === count - 1 && (await listed()).includes("axe-core"), `${posted.status()} ${page.url()} ${await listed()}`);
+  const after = await fetch(`${reached.origin}/state.txt`, { headers: { authorization: `Bearer ${token}` } });
+  check("revoked, the token is refused on state.txt (401)", after.status === 401, after.status);
+  const refused = [(await mcpPost(...initialize, `${reached.origin}/mcp`, token)).status, (await mcpPost(...initialize, connector)).status];
+  check("revoked, the token is refused on MCP initialize (401), as a header and in the connector URL", JSON.stringify(refused) === "[401,401]", refused);
+
+  // Refusals: the page again with the sentence, the disclosure open, what was typed kept.
+  await page.click("#share summary");
+  await page.fill("#tl", "");
+  await page.type("#tl", long);
+  check("the label field takes no more than 40 characters as typed", (await typed()) === long.slice(0, 40), await typed());
+  await overLimit(page);
+  [posted] = await submitBy(page, "button:text-is('Make a token')", undefined, false);
+  const sentence = await refusal();
+  check("a label of 41 characters: 422, the page again with its sentence, sharing open, the label kept", posted.status() === 422 && sentence.startsWith("A label is one line of at most 40 characters (this one: 41,") && sentence.endsWith("Nothing was made.") && (await shareOpen()) && (await typed()) === long, `${posted.status()} ${sentence} ${await typed()}`);
+  check("a refused label makes no token", (await rows.count()) === count - 1, await listed());
+  await audited("refused label", shared, "share", overLimit);
+  await page.fill("#dc", project);
+  [posted] = await submitBy(page, "button:text-is('Delete project')", undefined, false);
+  const wrong = await refusal();
+  check("a wrong id typed to delete: 422, the page again with its sentence, sharing open", posted.status() === 422 && wrong === `To delete project "${shared}", type its id, ${shared}, to confirm (this said "${project}"). Nothing was deleted.` && (await shareOpen()), `${posted.status()} ${wrong}`);
+  check("a wrong id deletes nothing", JSON.stringify(await stateTexts(shared)) === JSON.stringify(before));
+  await audited("refused delete", shared, "delete", (p) => p.fill("#dc", "not-this-one"));
+  await foreignPosts(page, "a share post", `${base}/projects/${shared}/tokens`, { label: "forged", access: "write" });
+  await foreignPosts(page, "a delete post", `${base}/projects/${shared}/delete`, { confirm: shared });
+  await page.goto(at);
+  check("posts from other origins made no token and deleted nothing", (await rows.count()) === count - 1 && !(await listed()).includes("forged") && JSON.stringify(await stateTexts(shared)) === JSON.stringify(before), await listed());
+
+  // Deleted with its id typed: a page says so, the list and get_state no longer know it.
+  await page.click("#share summary");
+  await page.fill("#dc", shared);
+  [posted] = await submitBy(page, "button:text-is('Delete project')");
+  check("the id typed: 200, the project is deleted", posted.status() === 200 && (await page.locator("h1").innerText()) === `Project ${shared} is deleted`, `${posted.status()} ${await page.locator("h1").innerText()}`);
+  await page.goto(`${home}/`);
+  check("the list no longer shows it", (await page.locator(`a[href="./projects/${shared}"]`).count()) === 0 && (await page.locator(`a[href="./projects/${project}"]`).count()) === 1);
+  const asked = await call("get_state", { project_id: shared });
+  check("get_state says there is no such project", asked.isError === true && asked.content[0].text.startsWith(`No project "${shared}" yet`), JSON.stringify(asked).slice(0, 200));
+  await audited("deleted", gone, "delete", (p) => p.fill("#dc", gone));
 }
 
 const deadline = setTimeout(() => {
