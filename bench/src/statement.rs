@@ -142,10 +142,7 @@ mod tests {
         assert_eq!(state["sql"], handoff_mcp::store::LOAD_STATE.sql);
         assert_eq!(
             state["params"],
-            serde_json::json!([
-                workload::STATE_PROJECT,
-                handoff_mcp::model::OPEN_DEFERRED_MAX
-            ])
+            serde_json::json!([workload::STATE_PROJECT])
         );
         let add: serde_json::Value =
             serde_json::from_str(&workload::numbered(&captured.add, 7)).unwrap();

@@ -224,7 +224,7 @@ const LIVE_GRANTS: Query = Query::rows(
     "SELECT id, client_name, client_id, scope, source, created_at, last_used_at \
      FROM oauth_grant WHERE revoked_at IS NULL AND expires_at > ?1 \
      AND (?2 IS NULL OR scope IN ('rw:' || ?2, 'ro:' || ?2)) \
-     ORDER BY created_at DESC, id LIMIT ?3",
+     ORDER BY created_at DESC, id LIMIT CAST(?3 AS INTEGER)",
     &[
         "id",
         "client_name",

@@ -5,7 +5,7 @@
 use super::{each, first, int, opt_text, rows_from_json, stamp, text, Query, Sql, Stmt};
 use super::{Rows, StoreError, Value};
 use crate::auth::scope::{Reach, Readable};
-use crate::model::{Deferred, Event, EventKind, Focus, History, Kind, State, OPEN_DEFERRED_MAX};
+use crate::model::{Deferred, Event, EventKind, Focus, History, Kind, State};
 
 /// get_state's one statement: everything it shows, as rows of seven cells (part 0 is the
 /// project with the time of its newest write of any kind, part 1 its focus, part 2 its oldest
@@ -16,9 +16,15 @@ use crate::model::{Deferred, Event, EventKind, Focus, History, Kind, State, OPEN
 /// SQLite reads only open deferred rows. The newest write is the newer of the North Star's time
 /// (a confirmation included) and the newest task write (an add or a completion, main tasks
 /// included: one step of `task_written`); the focus's own time, which a confirmation moves, is
-/// part 1's. `?2`
-/// bounds the one value D1 carries (D1 refuses one over 2,000,000 bytes) however many tasks a
-/// project stored before the cap existed. The core puts the rows in order itself: the order an
+/// part 1's. The limit
+/// (`OPEN_DEFERRED_MAX`, a test holds the two equal) bounds the one value D1 carries (D1 refuses
+/// one over 2,000,000 bytes) however many tasks a project stored before the cap existed. It is
+/// written into the text, not bound: SQLite reads a bound LIMIT's value while it plans, so every
+/// new binding of it throws the prepared statement away and the next call prepares it again
+/// (`sqlite3ExprIsInteger` marks the variable; `sqlite3_bind_*` of a marked variable expires
+/// the statement). Bound, it cost get_state about 60 % of its instructions natively. A limit
+/// that varies is bound as `CAST(?n AS INTEGER)`, which SQLite does not read while it plans
+/// (tidy holds every statement to one of the two). The core puts the rows in order itself: the order an
 /// aggregate sees its rows in is not SQL's promise.
 pub const LOAD_STATE: Query = Query::rows(
     "\
@@ -29,7 +35,7 @@ coalesce((SELECT max(updated_at) FROM task WHERE project_id = ?1), 0)) AS e \
 FROM project WHERE id = ?1 \
 UNION ALL SELECT 1, 0, statement, updated_by, why, updated_at, done_when FROM focus WHERE project_id = ?1 \
 UNION ALL SELECT * FROM (SELECT 2, rowid, id, kind, body, created_by, NULL FROM task \
-WHERE project_id = ?1 AND demoted = 1 AND status = 'open' ORDER BY rowid LIMIT ?2) \
+WHERE project_id = ?1 AND demoted = 1 AND status = 'open' ORDER BY rowid LIMIT 30) \
 UNION ALL SELECT 3, count(*), NULL, NULL, NULL, NULL, NULL FROM task \
 WHERE project_id = ?1 AND demoted = 1 AND status = 'open')",
     &["rows"],
@@ -39,13 +45,14 @@ const STATE_COLUMNS: &[&str] = &["part", "seq", "a", "b", "c", "d", "e"];
 /// Most events the history shows.
 pub const HISTORY_LIMIT: usize = 50;
 /// A project's history in one statement: part 0 says the project exists, part 1 is its newest
-/// events newest first, part 2 the count of all its events. Served by `event_by_project`.
+/// events newest first (`HISTORY_LIMIT`, written into the text as `LOAD_STATE`'s limit is), part
+/// 2 the count of all its events. Served by `event_by_project`.
 pub const LOAD_HISTORY: Query = Query::rows(
     "\
 SELECT 0 AS part, 0 AS seq, NULL AS at, NULL AS what, NULL AS value, NULL AS note, NULL AS done_when, \
 NULL AS kind, NULL AS client FROM project WHERE id = ?1 \
 UNION ALL SELECT * FROM (SELECT 1, seq, at, what, value, note, done_when, kind, client FROM event \
-WHERE project_id = ?1 ORDER BY seq DESC LIMIT ?2) \
+WHERE project_id = ?1 ORDER BY seq DESC LIMIT 50) \
 UNION ALL SELECT 2, count(*), NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM event WHERE project_id = ?1 \
 ORDER BY part, seq DESC",
     &["part", "seq", "at", "what", "value", "note", "done_when", "kind", "client"],
@@ -53,13 +60,13 @@ ORDER BY part, seq DESC",
 /// A page of project ids; `?3` keeps only that one (a scoped caller's), NULL keeps all.
 const PROJECT_IDS: Query = Query::rows(
     "SELECT id FROM project WHERE id > ?1 AND (?3 IS NULL OR id = ?3) \
-     ORDER BY id LIMIT ?2",
+     ORDER BY id LIMIT CAST(?2 AS INTEGER)",
     &["id"],
 );
 /// The first `?1` project ids and how many there are in all; `?2` keeps only that one.
 const FIRST_PROJECT_IDS: Query = Query::rows(
     "SELECT id, count(*) OVER () AS total FROM project WHERE (?2 IS NULL OR id = ?2) \
-     ORDER BY id LIMIT ?1",
+     ORDER BY id LIMIT CAST(?1 AS INTEGER)",
     &["id", "total"],
 );
 /// A page of projects for the web list, in one statement: each project's North Star, focus (and
@@ -81,7 +88,7 @@ FROM project p LEFT JOIN focus f ON f.project_id = p.id WHERE ?3 IS NULL OR p.id
 c AS (SELECT coalesce(last_at, -1) AS l FROM s WHERE id = ?1) \
 SELECT id, north_star, statement, focus_at, cleanup, record, last_at FROM s LEFT JOIN c \
 WHERE c.l IS NULL OR coalesce(last_at, -1) < c.l OR (coalesce(last_at, -1) = c.l AND id > ?1) \
-ORDER BY coalesce(last_at, -1) DESC, id LIMIT ?2",
+ORDER BY coalesce(last_at, -1) DESC, id LIMIT CAST(?2 AS INTEGER)",
     &[
         "id",
         "north_star",
@@ -96,9 +103,8 @@ ORDER BY coalesce(last_at, -1) DESC, id LIMIT ?2",
 /// Reads everything get_state shows, in one statement. `None` when the project does not exist.
 pub async fn load_state(db: &dyn Sql, project: Readable<'_>) -> Result<Option<State>, StoreError> {
     let project_id = project.id();
-    let limit = Value::Int(OPEN_DEFERRED_MAX as i64);
     let results = db
-        .batch(vec![Stmt::new(LOAD_STATE, vec![project_id.into(), limit])])
+        .batch(vec![Stmt::new(LOAD_STATE, vec![project_id.into()])])
         .await?;
     let json = first(&results)?
         .first()
@@ -163,10 +169,7 @@ pub async fn load_history(
 ) -> Result<Option<History>, StoreError> {
     let project_id = project.id();
     let results = db
-        .batch(vec![Stmt::new(
-            LOAD_HISTORY,
-            vec![project_id.into(), Value::Int(HISTORY_LIMIT as i64)],
-        )])
+        .batch(vec![Stmt::new(LOAD_HISTORY, vec![project_id.into()])])
         .await?;
     let (mut exists, mut events, mut total) = (false, Vec::new(), 0);
     for row in first(&results)? {

@@ -13,7 +13,8 @@ pub const TRIGRAM: usize = 3;
 /// Both search statements but for how a row is matched. The hits come newest first (a record
 /// of unknown time last), a task at the time it was completed, or added while it is open;
 /// `total` counts every match before the limit. `?2` keeps one project (NULL: all), `?3` one
-/// kind of record (`north_star`, `focus`, or a task kind; NULL: all), `?4` is the limit.
+/// kind of record (`north_star`, `focus`, or a task kind; NULL: all), `?4` is the limit (cast, so that SQLite
+/// does not plan the statement again at each call: `LOAD_STATE` says why).
 macro_rules! search_sql {
     ($event_match:literal, $task_match:literal) => {
         concat!(
@@ -30,7 +31,7 @@ macro_rules! search_sql {
              1, t.rowid ",
             $task_match,
             " AND (?2 IS NULL OR t.project_id = ?2) AND (?3 IS NULL OR t.kind = ?3)) \
-             ORDER BY at DESC NULLS LAST, part DESC, seq DESC LIMIT ?4"
+             ORDER BY at DESC NULLS LAST, part DESC, seq DESC LIMIT CAST(?4 AS INTEGER)"
         )
     };
 }
@@ -59,12 +60,14 @@ pub const SEARCH_INDEXED: Query = Query::rows(
 );
 
 /// A query shorter than a trigram, which the index cannot find: `?1` is a LIKE pattern
-/// (`like_pattern`) tried on every indexed column of the same rows, a scan.
+/// (`like_pattern`) tried on every indexed column of the same rows, a scan. The pattern is
+/// cast: SQLite reads a bound LIKE pattern while it plans (for an index a prefix could use;
+/// this one starts with `%`, so none can), and would plan the statement again at every call.
 pub const SEARCH_SHORT: Query = Query::rows(
     search_sql!(
-        "FROM event e WHERE (e.value LIKE ?1 ESCAPE '\\' OR e.note LIKE ?1 ESCAPE '\\' \
-         OR e.done_when LIKE ?1 ESCAPE '\\')",
-        "FROM task t WHERE (t.body LIKE ?1 ESCAPE '\\' OR t.evidence LIKE ?1 ESCAPE '\\')"
+        "FROM event e WHERE (e.value LIKE CAST(?1 AS TEXT) ESCAPE '\\' OR e.note LIKE CAST(?1 AS TEXT) ESCAPE '\\' \
+         OR e.done_when LIKE CAST(?1 AS TEXT) ESCAPE '\\')",
+        "FROM task t WHERE (t.body LIKE CAST(?1 AS TEXT) ESCAPE '\\' OR t.evidence LIKE CAST(?1 AS TEXT) ESCAPE '\\')"
     ),
     SEARCH_COLUMNS,
 );

@@ -298,7 +298,7 @@ fn new_statements_are_served_by_indexes() {
     let history = plan(
         &s,
         handoff_mcp::store::LOAD_HISTORY.sql,
-        rusqlite::params!["p", 50],
+        rusqlite::params!["p"],
     );
     assert!(
         history.iter().all(|step| !step.starts_with("SCAN event")),

@@ -28,6 +28,8 @@ pub struct Sqlite {
     pub batches: Cell<usize>,
     /// When set, every batch fails as a broken database would.
     pub broken: Cell<bool>,
+    /// The text of every statement the core sent, in order.
+    pub sent: RefCell<Vec<&'static str>>,
 }
 
 /// `s.db.conn` reads the connection, for direct SQL in tests.
@@ -52,6 +54,7 @@ impl Sqlite {
             faults: handoff_mcp::sqlite::Faulty::new(inner),
             batches: Cell::new(0),
             broken: Cell::new(false),
+            sent: RefCell::new(Vec::new()),
         }
     }
 
@@ -88,6 +91,9 @@ impl Sqlite {
 impl Sql for Sqlite {
     fn batch(&self, stmts: Vec<Stmt>) -> LocalFuture<'_, Rows> {
         self.batches.set(self.batches.get() + 1);
+        self.sent
+            .borrow_mut()
+            .extend(stmts.iter().map(|stmt| stmt.query.sql));
         if self.broken.get() {
             return Box::pin(std::future::ready(Err(StoreError::Backend(
                 "D1_ERROR: no such table: project (SQL SELECT …)".into(),

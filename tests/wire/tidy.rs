@@ -660,11 +660,24 @@ fn offenders_in(sources: &[Source], allowed: &[&str], found: impl Fn(&str) -> bo
         .collect()
 }
 
+/// A LIMIT is a number written into the statement or a cast parameter (`CAST(?n AS INTEGER)`):
+/// SQLite reads a plain bound LIMIT while it plans, so each new binding throws the prepared
+/// statement away and the next call plans it again (`store::LOAD_STATE` says what that cost).
+fn bound_limit_offenders(sources: &[Source]) -> Vec<String> {
+    offenders_in(sources, &[], |l| {
+        l.contains("LIMIT ?") || l.contains("LIMIT +?")
+    })
+}
+
 #[test]
 fn untrusted_text_is_clipped_by_one_helper_and_json_written_in_its_places() {
     let sources = sources();
     assert_none("a second clip of untrusted text", clip_offenders(&sources));
     assert_none("JSON written outside its places", json_offenders(&sources));
+    assert_none(
+        "a LIMIT bound as a plain parameter",
+        bound_limit_offenders(&sources),
+    );
 }
 
 /// Each rule above fails on a violation planted in the real tree: a rule that cannot fail
@@ -762,5 +775,9 @@ fn each_rule_fails_on_an_injected_violation() {
             "let body = serde_json::to_string(&v)?;"
         )),
         ["src/web/records.rs:1: let body = serde_json::to_string(&v)?;"]
+    );
+    assert_eq!(
+        bound_limit_offenders(&plant("store/new.rs", "ORDER BY seq LIMIT ?2\",")),
+        ["src/store/new.rs:1: ORDER BY seq LIMIT ?2\","]
     );
 }
