@@ -94,10 +94,11 @@ impl Html {
 
 /// The one style sheet: system fonts with Japanese ones behind them, light and dark through
 /// `prefers-color-scheme` (every pair of colours meets WCAG AA), touch targets of 44 px, long
-/// unbroken text wrapped, and nothing wider than a 320 px screen.
+/// unbroken text wrapped (a token block anywhere, so a command's words stay on its lines), a
+/// destructive button in red, and nothing wider than a 320 px screen.
 const STYLE: &str = "<style>\
-:root{color-scheme:light dark;--f:#1c1e22;--m:#595f69;--g:#fff;--c:#f3f5f8;--b:#8f96a1;--a:#0b57d0}\
-@media(prefers-color-scheme:dark){:root{--f:#e7e9ec;--m:#a5acb6;--g:#15171b;--c:#1e2228;--b:#5d6571;--a:#8ab4f8}}\
+:root{color-scheme:light dark;--f:#1c1e22;--m:#595f69;--g:#fff;--c:#f3f5f8;--b:#8f96a1;--a:#0b57d0;--r:#b3261e}\
+@media(prefers-color-scheme:dark){:root{--f:#e7e9ec;--m:#a5acb6;--g:#15171b;--c:#1e2228;--b:#5d6571;--a:#8ab4f8;--r:#f2b8b5}}\
 body{font:16px/1.65 system-ui,\"Hiragino Sans\",\"Noto Sans CJK JP\",\"Yu Gothic UI\",Meiryo,sans-serif;\
 color:var(--f);background:var(--g);max-width:44rem;margin:0 auto;padding:.5rem 1.25rem 4rem;overflow-wrap:anywhere}\
 a{color:var(--a)}:focus-visible{outline:3px solid var(--a)}\
@@ -112,10 +113,10 @@ ul,ol{list-style:none;padding:0}li{border-bottom:2px solid var(--c);padding:.75r
 pre{font-size:.85rem;white-space:pre-wrap;background:var(--c);padding:.75rem}\
 label,legend{display:block;font-weight:600;margin:.75rem 0 .25rem}li label{font-weight:400}\
 input,textarea,select,button{box-sizing:border-box;width:100%;min-height:44px;font:inherit;color:inherit;background:var(--g);border:1px solid var(--b);border-radius:8px;padding:.5rem .75rem}\
-fieldset label{display:flex;gap:.5rem;align-items:center;font-weight:400}input[type=radio]{width:auto}\
-button{width:auto;font-weight:600;margin:.75rem .5rem 0 0;background:var(--a);color:var(--g)}li button{background:0;color:var(--a);border-color:var(--a)}\
+fieldset{border:0;padding:0;margin:0}fieldset label{display:flex;gap:.5rem;align-items:center;font-weight:400}input[type=radio]{width:auto}\
+button{width:auto;font-weight:600;margin:.75rem .5rem 0 0;background:var(--a);color:var(--g)}li button{background:0;color:var(--a);border-color:var(--a)}.d{background:var(--r);border-color:var(--r)}\
 .row{display:flex;gap:.5rem}.row input{min-width:0}.row button{margin:0;flex:none}\
-.err{border:2px solid #d33;padding:.75rem;white-space:pre-wrap}#token{user-select:all;font-size:1rem}\
+.err{border:2px solid #d33;padding:.75rem;white-space:pre-wrap}#token{user-select:all;font-size:1rem}.tok{word-break:break-all}\
 </style>";
 
 /// A whole page: the document shell around `body`, titled `title` (escaped). The body is the

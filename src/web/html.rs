@@ -369,7 +369,7 @@ fn sharing(h: &mut Html, v: &Project<'_>, tokens: &[TokenRow]) {
         "<details id=share{}><summary>Share this project, or delete it</summary>\
          <p class=m>A project token reaches this project alone, read and write or read only: \
          give one to a teammate or to another machine, and revoke it here to take it back at \
-         once. Each change it makes is named by its label.</p><h3>Tokens</h3>",
+         once. Each change it makes is named by its label.</p><h3 id=tokens>Tokens</h3>",
         &[if refused.is_some() { " open" } else { "" }],
     );
     if tokens.is_empty() {
@@ -418,7 +418,7 @@ fn sharing(h: &mut Html, v: &Project<'_>, tokens: &[TokenRow]) {
          <form method=post action=\"{}projects/{}/delete\" data-tool=delete>\
          <label for=dc>Type the project id, {}, to confirm</label>\
          <input id=dc name=confirm required autocomplete=off>\
-         <button>Delete project</button></form></details>",
+         <button class=d>Delete project</button></form></details>",
         &[v.up, id, v.up, id, id],
     );
 }

@@ -62,7 +62,8 @@ pub async fn share(
     }
 }
 
-/// A Revoke button's post: the token ends now; back to the project's page either way.
+/// A Revoke button's post: the token ends now; back to the project's list of tokens, whose
+/// fragment (an element inside the closed disclosure) makes the browser open it.
 pub async fn revoke(ctx: &Ctx<'_>, project: &str, token: &str) -> Outcome {
     if let Err(why) = sharing::revoke(ctx, project, token).await {
         return refused("share", why, Vec::new());
@@ -70,7 +71,7 @@ pub async fn revoke(ctx: &Ctx<'_>, project: &str, token: &str) -> Outcome {
     let mut response = html(303, String::new());
     response
         .headers
-        .push(("location", format!("../../../projects/{project}#share")));
+        .push(("location", format!("../../../projects/{project}#tokens")));
     Outcome::Answered(response)
 }
 

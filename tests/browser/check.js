@@ -592,6 +592,21 @@ async function sharing(context, page, audit) {
     const fits = await page.$$eval("pre.tok", (els) => els.every((e) => e.scrollWidth <= e.clientWidth));
     check(`the new token's page at ${width} px: nothing scrolls sideways, the token wraps inside its box`, !seen.sideways && fits, JSON.stringify({ ...seen, fits }));
   }
+  // At 320 px each command of the share block still starts its own line whole: its indent and
+  // its first words on one visual line (a wrap at any space would leave `export` alone, or the
+  // indent on a line of its own).
+  const starts = ["  export HANDOFF_URL=", "  export HANDOFF_TOKEN=", `  ${reached.origin}/`];
+  const split = await page.$eval("#share", (pre, starts) => {
+    const node = pre.firstChild;
+    return starts.filter((start) => {
+      const at = node.textContent.indexOf(`\n${start}`) + 1;
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + start.length);
+      return at === 0 || new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size !== 1;
+    });
+  }, starts);
+  check("at 320 px each command of the share block starts its line whole (its indent and first words together)", split.length === 0, JSON.stringify(split));
   await page.click("h1");
   await page.click("#token");
   check("at 320 px, wrapped, a click still selects exactly the token", (await selected()) === token, JSON.stringify(await selected()));
@@ -621,14 +636,15 @@ async function sharing(context, page, audit) {
   await axe(audit, "project (sharing open, tokens listed)", `${base}/projects/${shared}`);
   const count = await rows.count();
   [posted] = await submitBy(page, `#share li:has-text("${label}") button:text-is('Revoke')`, undefined, false);
-  check("Revoke: 303 back to the project's sharing, the token gone from the list, the other kept", posted.status() === 303 && page.url() === `${at}#share` && (await row.count()) === 0 && (await rows.count()) === count - 1 && (await listed()).includes("axe-core"), `${posted.status()} ${page.url()} ${await listed()}`);
+  check("Revoke: 303 back to the project's tokens, the section open, the token gone from the list, the other kept", posted.status() === 303 && page.url() === `${at}#tokens` && (await shareOpen()) && (await row.count()) === 0 && (await rows.count()) === count - 1 && (await listed()).includes("axe-core"), `${posted.status()} ${page.url()} open=${await shareOpen()} ${await listed()}`);
   const after = await fetch(`${reached.origin}/state.txt`, { headers: { authorization: `Bearer ${token}` } });
   check("revoked, the token is refused on state.txt (401)", after.status === 401, after.status);
   const refused = [(await mcpPost(...initialize, `${reached.origin}/mcp`, token)).status, (await mcpPost(...initialize, connector)).status];
   check("revoked, the token is refused on MCP initialize (401), as a header and in the connector URL", JSON.stringify(refused) === "[401,401]", refused);
 
   // Refusals: the page again with the sentence, the disclosure open, what was typed kept.
-  await page.click("#share summary");
+  // (Revoke left the section open: its summary is pressed only if it is closed.)
+  if (!(await shareOpen())) await page.click("#share summary");
   await page.fill("#tl", "");
   await page.type("#tl", long);
   check("the label field takes no more than 40 characters as typed", (await typed()) === long.slice(0, 40), await typed());

@@ -224,7 +224,7 @@ fn a_revoked_token_is_refused_at_once_everywhere() {
     let revoked = post(&s, &format!("/{TOKEN}/projects/alpha/tokens/{id}"), "");
     assert_eq!(
         (revoked.status, revoked.header("location")),
-        (303, Some("../../../projects/alpha#share"))
+        (303, Some("../../../projects/alpha#tokens"))
     );
     let sentence = "Unauthorized: this project token was revoked, or its project deleted; ask the project's owner for a new one";
     for message in [

@@ -563,9 +563,10 @@ fn the_code_map_names_exactly_the_files_in_src() {
 }
 
 /// Most code lines (comments and tests aside) a file of src/ may hold: what a reader can hold
-/// in mind at once. The largest, store.rs, holds every statement and is near it (719 lines when
-/// this limit was set); a file that outgrows it is split along what it holds.
-const FILE_LINES_MAX: usize = 800;
+/// in mind at once. Issue 50 split the files past it (store, route, render, the OAuth server's
+/// token endpoint) along what they hold; the largest left, web/html.rs, was near 500 when this
+/// limit was set. A file that outgrows it is split the same way.
+const FILE_LINES_MAX: usize = 600;
 
 fn size_offenders(sources: &[Source]) -> Vec<String> {
     sources
