@@ -30,6 +30,9 @@ fn connector_request() -> Request {
         .with("scope", None)
 }
 
+/// The other callback Claude's connector uses (claude.com); each is matched exactly.
+const CONNECTOR_CALLBACK_COM: &str = "https://claude.com/api/mcp/auth_callback";
+
 /// The metadata document URL the plan would have the shell fetch for this request, if any.
 fn planned_fetch(s: &Server, request: &Request) -> Option<String> {
     let target = request.target();
@@ -75,6 +78,50 @@ fn exchange_at(s: &Server, client_id: &str, code: &str, callback: &str) -> Reply
             ("resource", RESOURCE),
         ],
     )
+}
+
+#[test]
+fn claudes_connector_connects_through_either_callback_and_a_code_keeps_to_its_own() {
+    let s = server();
+    let request = connector_request().with("redirect_uri", Some(CONNECTOR_CALLBACK_COM));
+    assert_eq!(planned_fetch(&s, &request), None);
+    let page = s.http("GET", &request.target(), &[], b"");
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains("goes back to <b>claude.com</b>"),
+        "{}",
+        page.body
+    );
+    let location = allowed(&s, &request);
+    let code = code_at(&location, CONNECTOR_CALLBACK_COM, &request);
+    // The code was given for claude.com's callback: claude.ai's is refused for it (RFC 6749
+    // §4.1.3), and a new code is asked for.
+    let crossed = exchange_at(&s, CONNECTOR, &code, CONNECTOR_CALLBACK);
+    assert_eq!(crossed.status, 400, "{}", crossed.body);
+    assert_eq!(crossed.json()["error"], "invalid_grant", "{}", crossed.body);
+    let code = code_at(&allowed(&s, &request), CONNECTOR_CALLBACK_COM, &request);
+    let tokens = exchange_at(&s, CONNECTOR, &code, CONNECTOR_CALLBACK_COM);
+    assert_eq!(tokens.status, 200, "{}", tokens.body);
+    let access = tokens.json()["access_token"].as_str().unwrap().to_owned();
+    let args = json!({"project_id": "alpha", "text": "from claude.com"});
+    text_of(&call(&s, &access, "set_north_star", args));
+    // A near miss of either callback is no callback of Claude's.
+    for near in [
+        "https://claude.com/api/mcp/auth_callback/",
+        "https://claude.com/api/mcp/auth_callback?next=1",
+        "https://www.claude.com/api/mcp/auth_callback",
+        "https://claude.ai.evil.example/api/mcp/auth_callback",
+    ] {
+        let page = s.http(
+            "GET",
+            &connector_request()
+                .with("redirect_uri", Some(near))
+                .target(),
+            &[],
+            b"",
+        );
+        assert_eq!(page.status, 400, "{near}: {}", page.body);
+    }
 }
 
 #[test]

@@ -44,7 +44,7 @@ pub struct Client {
 const CLAUDE: [(&str, &str, &str); 2] = [
     (
         "https://claude.ai/oauth/mcp-oauth-client-metadata",
-        r#"{"client_id":"https://claude.ai/oauth/mcp-oauth-client-metadata","client_name":"Claude","redirect_uris":["https://claude.ai/api/mcp/auth_callback"],"token_endpoint_auth_method":"none"}"#,
+        r#"{"client_id":"https://claude.ai/oauth/mcp-oauth-client-metadata","client_name":"Claude","redirect_uris":["https://claude.ai/api/mcp/auth_callback","https://claude.com/api/mcp/auth_callback"],"token_endpoint_auth_method":"none"}"#,
         "Claude's connector (claude.ai, Claude Desktop and the Claude mobile apps)",
     ),
     (
@@ -583,10 +583,25 @@ mod tests {
         let prod = oauth(false);
         let connector = known("https://claude.ai/oauth/mcp-oauth-client-metadata").unwrap();
         assert_eq!(connector.name, "Claude");
+        // Both callbacks Claude's connector uses, each matched exactly.
         assert_eq!(
             connector.redirect_uris,
-            ["https://claude.ai/api/mcp/auth_callback"]
+            [
+                "https://claude.ai/api/mcp/auth_callback",
+                "https://claude.com/api/mcp/auth_callback"
+            ]
         );
+        for callback in connector.redirect_uris.iter() {
+            assert!(connector.redirect(callback).is_some(), "{callback}");
+        }
+        for near in [
+            "https://claude.com/api/mcp/auth_callback/",
+            "https://claude.com/api/mcp/auth_callback?x=1",
+            "https://www.claude.com/api/mcp/auth_callback",
+            "https://claude.co/api/mcp/auth_callback",
+        ] {
+            assert!(connector.redirect(near).is_none(), "{near}");
+        }
         assert!(!connector.confidential() && !loopback_only(&connector));
         let code = known("https://claude.ai/oauth/claude-code-client-metadata").unwrap();
         assert_eq!(code.name, "Claude Code");
