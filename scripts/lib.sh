@@ -37,7 +37,9 @@ start_wrangler_dev() {
 wait_up() {
   local _
   for _ in $(seq 1 600); do
-    curl -fsS "$1" >/dev/null 2>&1 && return 0
+    # Up is the Worker's own answer: `ok`, or (503) `unusable: …` when a test starts a server
+    # with a setting it cannot use.
+    case $(curl -sS --max-time 5 "$1" 2>/dev/null) in ok* | unusable:*) return 0 ;; esac
     kill -0 "$2" 2>/dev/null || { cat "$3" >&2; echo "wrangler dev exited early" >&2; return 1; }
     sleep 0.5
   done

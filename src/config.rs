@@ -53,6 +53,11 @@ pub const OAUTH_APP_REDIRECTS_VAR: &str = "OAUTH_APP_REDIRECTS";
 /// scripts/deploy sets it from the checkout's `origin` remote; without it the block names a
 /// placeholder.
 pub const PLUGIN_MARKETPLACE_VAR: &str = "PLUGIN_MARKETPLACE";
+/// Where the troubleshooting guide is, in the repository's tree.
+pub const TROUBLESHOOTING_PATH: &str = "docs/troubleshooting.md";
+/// What `/help` answers when no repository is known (`PLUGIN_MARKETPLACE` unset).
+pub const TROUBLESHOOTING_UNLINKED: &str = "Troubleshooting: docs/troubleshooting.md in \
+handoff-mcp's repository (no link: PLUGIN_MARKETPLACE is not set). /healthz says what is wrong.\n";
 /// The D1 binding name in wrangler.toml.
 pub const D1_BINDING: &str = "DB";
 /// The Durable Object namespace binding of the /sse sessions in wrangler.toml.
@@ -110,10 +115,14 @@ pub struct OAuth {
     pub access_ms: i64,
 }
 
-/// Why OAuth is off; said by `/healthz`.
+/// Why OAuth is off; said by `/healthz`. Off by choice is neither `OAUTH_KEY` nor `PUBLIC_URL`
+/// set (`NoKey`, token-only use); every other reason is a setting begun and unusable, which
+/// `/healthz` answers with 503 (`expected`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OAuthOff {
     NoKey,
+    /// `PUBLIC_URL` set without `OAUTH_KEY`.
+    NoKeyForUrl,
     BadKey,
     NoPublicUrl,
     BadPublicUrl,
@@ -123,11 +132,18 @@ impl fmt::Display for OAuthOff {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             OAuthOff::NoKey => write!(f, "no {OAUTH_KEY_VAR} secret is set"),
+            OAuthOff::NoKeyForUrl => write!(
+                f,
+                "no {OAUTH_KEY_VAR} secret is set, but {PUBLIC_URL_VAR} is (OAuth needs both)"
+            ),
             OAuthOff::BadKey => write!(
                 f,
                 "{OAUTH_KEY_VAR} is malformed (each key 32 or more visible ASCII characters, comma-separated)"
             ),
-            OAuthOff::NoPublicUrl => write!(f, "no {PUBLIC_URL_VAR} is set"),
+            OAuthOff::NoPublicUrl => write!(
+                f,
+                "no {PUBLIC_URL_VAR} is set, but {OAUTH_KEY_VAR} is (OAuth needs both)"
+            ),
             OAuthOff::BadPublicUrl => write!(
                 f,
                 "{PUBLIC_URL_VAR} is not an origin (https://host, or http:// on loopback)"
@@ -173,19 +189,61 @@ impl Config {
 }
 
 impl Config {
-    /// The sentence the operator's log gets once per isolate when the tokens are missing or
-    /// malformed, and what every route then answers. A malformed entry is named by its variable
-    /// and position only (`Misconfigured`), never by its text.
-    pub fn token_problem(&self) -> Option<String> {
-        match &self.credentials {
-            Err(wrong) => Some(format!(
-                "the server is misconfigured: {wrong}; every route but /healthz answers 503 until it is fixed"
-            )),
-            Ok(credentials) if credentials.is_empty() => Some(format!(
-                "no token is set ({AUTH_TOKEN_VAR}, {PROJECT_TOKENS_VAR}); every MCP path answers 404 until one is"
-            )),
-            Ok(_) => None,
+    /// The settings that are set and cannot be used, each a sentence naming the variable (and a
+    /// malformed entry's position, `Misconfigured`), never its value: `/healthz` answers 503
+    /// with them. No setting at all is a choice (no token: every MCP path 404; no OAuth: the
+    /// token URL and the bearer header alone), not a fault.
+    pub fn unusable(&self) -> Vec<String> {
+        let mut unusable = Vec::new();
+        if let Err(wrong) = &self.credentials {
+            unusable.push(wrong.to_string());
         }
+        match &self.oauth {
+            Err(off) if *off != OAuthOff::NoKey => unusable.push(off.to_string()),
+            _ => {}
+        }
+        unusable
+    }
+
+    /// The troubleshooting guide's page in the repository `PLUGIN_MARKETPLACE` names (as
+    /// scripts/deploy sets it: GitHub's `owner/repo`, or another host's `https://` git URL), as
+    /// a forge shows a file; anything else, none.
+    pub fn troubleshooting(&self) -> Option<String> {
+        let repo = self.marketplace.as_deref()?;
+        let repo = repo
+            .strip_suffix(".git")
+            .unwrap_or(repo)
+            .trim_end_matches('/');
+        let plain = repo
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:".contains(&b))
+            && !repo.contains("..");
+        let slashes = repo.bytes().filter(|b| *b == b'/').count();
+        let web = match repo.strip_prefix("https://") {
+            Some(_) if slashes >= 4 => repo.to_owned(),
+            None if slashes == 1 && !repo.contains(':') => {
+                format!("https://github.com/{repo}")
+            }
+            _ => return None,
+        };
+        plain.then(|| format!("{web}/blob/HEAD/{TROUBLESHOOTING_PATH}"))
+    }
+
+    /// The sentences the operator's log gets once per isolate (`wrangler tail`, Workers Logs):
+    /// each unusable setting (a token's fault makes every route but /healthz answer 503), or
+    /// that no token is set (every MCP path 404).
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = self.unusable();
+        for problem in &mut problems {
+            problem.insert_str(0, "unusable: ");
+            problem.push_str(" (/healthz says so until it is fixed)");
+        }
+        if self.credentials.as_ref().is_ok_and(Credentials::is_empty) {
+            problems.push(format!(
+                "no token is set ({AUTH_TOKEN_VAR}, {PROJECT_TOKENS_VAR}): every MCP path answers 404"
+            ));
+        }
+        problems
     }
 }
 
@@ -198,8 +256,12 @@ fn oauth(
     apps: Option<&str>,
 ) -> Result<OAuth, OAuthOff> {
     let key = key.map(str::trim).filter(|k| !k.is_empty());
-    let keys = Keys::parse(key.ok_or(OAuthOff::NoKey)?).ok_or(OAuthOff::BadKey)?;
     let url = public_url.map(str::trim).filter(|u| !u.is_empty());
+    let no_key = match url {
+        Some(_) => OAuthOff::NoKeyForUrl,
+        None => OAuthOff::NoKey,
+    };
+    let keys = Keys::parse(key.ok_or(no_key)?).ok_or(OAuthOff::BadKey)?;
     let issuer = url.ok_or(OAuthOff::NoPublicUrl)?.trim_end_matches('/');
     if !is_origin(issuer) {
         return Err(OAuthOff::BadPublicUrl);
@@ -337,19 +399,59 @@ mod tests {
     }
 
     #[test]
-    fn the_token_problem_names_the_variable_and_position_never_the_text() {
-        assert_eq!(config(Some("tok-1"), None).token_problem(), None);
-        assert_eq!(config(None, Some("t=p")).token_problem(), None);
-        let none = config(None, Some(" ")).token_problem().unwrap();
+    fn the_troubleshooting_guide_is_linked_in_the_repository_deployed_from() {
+        let at = |marketplace: &str| {
+            Config::from_lookup(|k| (k == PLUGIN_MARKETPLACE_VAR).then(|| marketplace.into()))
+                .troubleshooting()
+        };
+        let guide = "https://github.com/acme/handoff-mcp/blob/HEAD/docs/troubleshooting.md";
+        for repo in [
+            "acme/handoff-mcp",
+            "https://github.com/acme/handoff-mcp",
+            "https://github.com/acme/handoff-mcp.git",
+            "https://github.com/acme/handoff-mcp/",
+        ] {
+            assert_eq!(at(repo).as_deref(), Some(guide), "{repo}");
+        }
         assert_eq!(
-            none,
-            "no token is set (AUTH_TOKEN, PROJECT_TOKENS); every MCP path answers 404 until one is"
+            at("https://git.example/team/tools/handoff-mcp").as_deref(),
+            Some("https://git.example/team/tools/handoff-mcp/blob/HEAD/docs/troubleshooting.md")
         );
-        let wrong = config(Some("s3cret,s3 cret"), None)
-            .token_problem()
-            .unwrap();
+        // Nothing that is not plainly a repository on a host: no link (the text says where).
+        for odd in [
+            "http://github.com/acme/handoff-mcp",
+            "file:///srv/handoff-mcp",
+            "git@github.com:acme/handoff-mcp.git",
+            "/srv/handoff-mcp",
+            "handoff-mcp",
+            "https://github.com/acme",
+            "https://user:pw@github.com/acme/handoff-mcp",
+            "https://github.com/acme/handoff-mcp?x=1",
+            "https://github.com/acme/../handoff-mcp",
+            "javascript:alert(1)//a/b",
+            "a/b/c",
+        ] {
+            assert_eq!(at(odd), None, "{odd}");
+        }
+        assert_eq!(Config::default().troubleshooting(), None);
+    }
+
+    #[test]
+    fn the_problems_name_the_variable_and_position_never_the_text() {
+        assert!(config(Some("tok-1"), None).problems().is_empty());
+        assert!(config(None, Some("t=p")).problems().is_empty());
+        let none = config(None, Some(" "));
+        assert_eq!(
+            none.problems(),
+            ["no token is set (AUTH_TOKEN, PROJECT_TOKENS): every MCP path answers 404"]
+        );
+        assert!(none.unusable().is_empty(), "no token is a choice");
+        let cfg = config(Some("s3cret,s3 cret"), None);
+        let [wrong] = &cfg.problems()[..] else {
+            panic!("{:?}", cfg.problems())
+        };
         assert!(
-            wrong.starts_with("the server is misconfigured: "),
+            wrong.starts_with("unusable: AUTH_TOKEN entry 2 "),
             "{wrong}"
         );
         assert!(
@@ -357,7 +459,32 @@ mod tests {
             "{wrong}"
         );
         assert!(!wrong.contains("s3"), "{wrong}");
-        assert!(wrong.ends_with("answers 503 until it is fixed"), "{wrong}");
+        assert!(
+            wrong.ends_with("(/healthz says so until it is fixed)"),
+            "{wrong}"
+        );
+        assert_eq!(
+            cfg.unusable(),
+            ["AUTH_TOKEN entry 2 has a token with a character other than visible ASCII (no spaces, no control characters)"]
+        );
+        // OAuth begun and unusable: said beside the tokens' fault, the key never shown.
+        let both = Config::from_lookup(|k| match k {
+            AUTH_TOKEN_VAR => Some("s3cret,s3 cret".into()),
+            OAUTH_KEY_VAR => Some("k3y-too-short".into()),
+            PUBLIC_URL_VAR => Some("https://mcp.example".into()),
+            _ => None,
+        });
+        assert_eq!(both.unusable().len(), 2, "{:?}", both.unusable());
+        assert!(both.unusable()[1].starts_with("OAUTH_KEY is malformed"));
+        let logged = both.problems().join("\n");
+        assert!(
+            logged.contains("unusable: OAUTH_KEY is malformed"),
+            "{logged}"
+        );
+        assert!(
+            !logged.contains("k3y") && !logged.contains("s3"),
+            "{logged}"
+        );
     }
 
     #[test]
@@ -567,8 +694,14 @@ mod tests {
             assert_eq!(life(out), 604_800_000, "{out}: a week");
         }
         for (k, url, off) in [
-            (None, Some("https://mcp.example"), OAuthOff::NoKey),
-            (Some(" "), Some("https://mcp.example"), OAuthOff::NoKey),
+            (None, None, OAuthOff::NoKey),
+            (Some(" "), Some(" "), OAuthOff::NoKey),
+            (None, Some("https://mcp.example"), OAuthOff::NoKeyForUrl),
+            (
+                Some(" "),
+                Some("https://mcp.example"),
+                OAuthOff::NoKeyForUrl,
+            ),
             (Some("short"), Some("https://mcp.example"), OAuthOff::BadKey),
             (Some(&key[..]), None, OAuthOff::NoPublicUrl),
             (Some(&key[..]), Some("mcp.example"), OAuthOff::BadPublicUrl),

@@ -211,7 +211,7 @@ impl Error {
                     .into()
             }
             Error::Misconfigured => {
-                "Service Unavailable: the server is misconfigured; its operator must fix its tokens"
+                "Service Unavailable: the server is misconfigured; its operator can read which setting at /healthz"
                     .into()
             }
             Error::MethodNotFound(method) => {
@@ -598,7 +598,7 @@ mod tests {
         assert_eq!(
             Error::Misconfigured.to_json(&Json::Null, None),
             json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
-                "message": "Service Unavailable: the server is misconfigured; its operator must fix its tokens"}})
+                "message": "Service Unavailable: the server is misconfigured; its operator can read which setting at /healthz"}})
         );
     }
 }

@@ -131,8 +131,10 @@ pub fn plan(req: &Request<'_>, config: &Config) -> Plan {
 
 fn plan_of(req: &Request<'_>, config: &Config) -> Plan {
     let found = find(req.path);
-    if found.is_some_and(|found| found.route == Route::Healthz) {
-        return Plan::Respond(healthz(config));
+    match found.as_ref().map(|found| found.route) {
+        Some(Route::Healthz) => return Plan::Respond(healthz(config)),
+        Some(Route::Help) => return Plan::Respond(help(config)),
+        _ => {}
     }
     let Ok(credentials) = &config.credentials else {
         return Plan::Respond(Response::refusal(&Error::Misconfigured));
@@ -170,12 +172,45 @@ fn plan_of(req: &Request<'_>, config: &Config) -> Plan {
     }
 }
 
-/// `/healthz`: `ok`, and whether OAuth is on (and if not, why), for the operator.
+/// `/healthz`, for the operator and scripts/deploy: `ok`, or a line `unusable: …` for each
+/// setting that is set and cannot be used (`Config::unusable`: named, never shown) with 503;
+/// then the version and whether OAuth is on (and if not, why).
 #[inline(never)]
 fn healthz(config: &Config) -> Response {
+    let mut body = String::new();
+    for unusable in config.unusable() {
+        body.push_str("unusable: ");
+        body.push_str(&unusable);
+        body.push('\n');
+    }
+    let status = match body.is_empty() {
+        true => {
+            body.push_str("ok\n");
+            200
+        }
+        false => 503,
+    };
+    body.push_str("version: ");
+    body.push_str(crate::protocol::SERVER_VERSION);
     match &config.oauth {
-        Ok(_) => Response::text(200, "ok\noauth: on\n"),
-        Err(off) => Response::text(200, &format!("ok\noauth: off ({off})\n")),
+        Ok(_) => body.push_str("\noauth: on\n"),
+        Err(off) => body += &format!("\noauth: off ({off})\n"),
+    }
+    Response::text(status, &body)
+}
+
+/// `/help`, which every page a person is refused on links to: a redirect to
+/// docs/troubleshooting.md in the repository this server was deployed from
+/// (`Config::troubleshooting`), or, with no repository known, where to find it.
+#[inline(never)]
+fn help(config: &Config) -> Response {
+    match config.troubleshooting() {
+        Some(url) => {
+            let mut response = Response::text(302, "");
+            response.headers.push(("location", url));
+            response
+        }
+        None => Response::text(200, crate::config::TROUBLESHOOTING_UNLINKED),
     }
 }
 
@@ -415,6 +450,7 @@ fn web_action(req: &Request<'_>, found: &Found<'_>) -> Result<Page, Error> {
         },
         Route::Delete => Page::Delete { project },
         Route::Healthz
+        | Route::Help
         | Route::State
         | Route::OwnerTokens
         | Route::OwnerToken
@@ -466,6 +502,7 @@ mod tests {
             ("/sse", Route::Sse, None),
             ("/sse/message", Route::SseMessage, None),
             ("/healthz", Route::Healthz, None),
+            ("/help", Route::Help, None),
             ("/tok-123/", Route::List, Some("tok-123")),
             ("/tok-123/search", Route::Search, Some("tok-123")),
             ("/tok-123/import", Route::Import, Some("tok-123")),

@@ -36,7 +36,7 @@ pub fn run(checks: &mut Checks, target: &Target) {
         )
     };
     let on = match get("/healthz") {
-        Ok(reply) => reply.body.lines().nth(1) == Some("oauth: on"),
+        Ok(reply) => reply.body.lines().any(|line| line == "oauth: on"),
         Err(e) => {
             checks.record("oauth: /healthz answers", Err(e));
             return;

@@ -9,6 +9,8 @@ use crate::web;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
     Healthz,
+    /// `/help`: to the troubleshooting guide (`Config::troubleshooting`).
+    Help,
     Mcp,
     Sse,
     SseMessage,
@@ -74,8 +76,9 @@ const POST_OPTIONS: &[&str] = &["POST", "OPTIONS"];
 /// Every path the Worker answers, first match wins (and the rows are walked in order, so the
 /// MCP endpoints come first). A browser cannot send a bearer header with a link, so the pages
 /// live under path tokens only.
-pub const TABLE: [Row; 34] = [
+pub const TABLE: [Row; 35] = [
     row("/healthz", Route::Healthz, &[]),
+    row("/help", Route::Help, &[]),
     row("/mcp", Route::Mcp, POST),
     row("/{token}/mcp", Route::Mcp, POST),
     // POST /sse is Streamable HTTP, so an old /sse URL works whichever transport a client picks.

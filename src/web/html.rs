@@ -560,7 +560,8 @@ pub fn search_box(h: &mut Html, prefix: &str, query: &str, kind: &str) {
 /// A page that only says why the request was refused.
 pub fn refused_page(message: &str) -> String {
     page("Refused", |h| {
-        h.fill("<h1>Refused</h1><p class=err role=alert>{}</p>", &[message]);
+        h.fill("<h1>Refused</h1><p class=err role=alert>{}</p>", &[message])
+            .raw("<p class=m>Not what you expected? <a href=/help>Troubleshooting</a></p>");
     })
 }
 

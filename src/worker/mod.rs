@@ -39,7 +39,7 @@ use drive::{drive, settle};
 /// Whether this isolate has found the schema current (`store::Gated`).
 static SCHEMA_CURRENT: AtomicBool = AtomicBool::new(false);
 /// Whether this isolate has already said what is wrong with its tokens.
-static SAID_TOKEN_PROBLEM: AtomicBool = AtomicBool::new(false);
+static SAID_PROBLEMS: AtomicBool = AtomicBool::new(false);
 /// The configuration, read from the env once per isolate: vars and secrets are fixed for the
 /// life of an isolate (a new deployment, or a changed var or secret, starts new isolates).
 static CONFIG: OnceLock<Config> = OnceLock::new();
@@ -58,7 +58,7 @@ static D1: OnceLock<worker::D1Database> = OnceLock::new();
 pub fn fetch(req: web_sys::Request, env: Env, ctx: worker_sys::Context) -> Promise {
     console_error_panic_hook::set_once();
     let config = config(&env);
-    say_token_problem(config);
+    say_problems(config);
     let head = request_head(&req);
     let (method, url, headers) = http::split_head(&head);
     let (path, query) = http::path_and_query(url);
@@ -197,10 +197,12 @@ fn or_500(result: Result<web_sys::Response>) -> web_sys::Response {
     })
 }
 
-/// One log line per isolate when the tokens are missing or malformed (`Config::token_problem`).
-fn say_token_problem(config: &Config) {
-    if let Some(problem) = config.token_problem() {
-        if !SAID_TOKEN_PROBLEM.swap(true, Ordering::Relaxed) {
+/// The operator's log lines, once per isolate, when a setting is unusable or no token is set
+/// (`Config::problems`): what `wrangler tail` and Workers Logs show.
+fn say_problems(config: &Config) {
+    let problems = config.problems();
+    if !problems.is_empty() && !SAID_PROBLEMS.swap(true, Ordering::Relaxed) {
+        for problem in problems {
             console_error!("handoff-mcp: {problem}");
         }
     }

@@ -601,10 +601,8 @@ fn a_malformed_credential_table_fails_closed() {
     ] {
         let s = Server::with_vars(&vars);
         let health = s.request_to("GET", "/healthz", &[], b"");
-        assert_eq!(
-            (health.status, health.body.as_str()),
-            (200, "ok\noauth: off (no OAUTH_KEY secret is set)\n")
-        );
+        assert_eq!(health.status, 503, "{}", health.body);
+        assert!(health.body.starts_with("unusable: "), "{}", health.body);
         let header = bearer(TOKEN);
         for (method, path, headers) in [
             ("POST", format!("/{TOKEN}/mcp"), vec![JSON]),
@@ -629,7 +627,7 @@ fn a_malformed_credential_table_fails_closed() {
             assert_eq!(
                 reply.json(),
                 json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
-                    "message": "Service Unavailable: the server is misconfigured; its operator must fix its tokens"}}),
+                    "message": "Service Unavailable: the server is misconfigured; its operator can read which setting at /healthz"}}),
                 "{case}"
             );
             assert_eq!(
@@ -902,5 +900,100 @@ fn the_rate_limit_binding_is_the_one_the_code_names() {
             "{FAILED_CREDENTIALS_LIMIT} wrong tokens per {FAILED_CREDENTIALS_PERIOD_SECS} s"
         )),
         "docs/http.md's Limits must state the limit"
+    );
+}
+
+/// `/healthz` tells the truth (docs/troubleshooting.md, "503 everywhere"): 503 and a line for
+/// each setting that is set and cannot be used, naming it and never its value; the version and
+/// OAuth's state after. No token or no OAuth at all is a choice: 200.
+#[test]
+fn healthz_names_each_unusable_setting_and_never_its_value() {
+    const KEY: &str = "0123456789abcdef0123456789abcdef";
+    let version = env!("CARGO_PKG_VERSION");
+    let short_rule =
+        "has a token shorter than 32 characters (the least unless PUBLIC_URL is http:// loopback)";
+    let key_rule =
+        "OAUTH_KEY is malformed (each key 32 or more visible ASCII characters, comma-separated)";
+    let public = "https://mcp.example";
+    for (vars, status, body) in [
+        (vec![], 200, format!("ok\nversion: {version}\noauth: off (no OAUTH_KEY secret is set)\n")),
+        (
+            vec![("AUTH_TOKEN", TOKEN)],
+            200,
+            format!("ok\nversion: {version}\noauth: off (no OAUTH_KEY secret is set)\n"),
+        ),
+        (
+            vec![("AUTH_TOKEN", "sh0rt-secret"), ("PUBLIC_URL", public), ("OAUTH_KEY", KEY)],
+            503,
+            format!("unusable: AUTH_TOKEN entry 1 {short_rule}\nversion: {version}\noauth: on\n"),
+        ),
+        (
+            vec![("AUTH_TOKEN", TOKEN), ("PROJECT_TOKENS", "good=p,sh0rt-secret")],
+            503,
+            format!("unusable: PROJECT_TOKENS entry 2 is not TOKEN=PROJECT_ID or TOKEN=PROJECT_ID:read\nversion: {version}\noauth: off (no OAUTH_KEY secret is set)\n"),
+        ),
+        (
+            vec![("AUTH_TOKEN", "a-token-of-32-characters-or-more"), ("PUBLIC_URL", public)],
+            503,
+            format!("unusable: no OAUTH_KEY secret is set, but PUBLIC_URL is (OAuth needs both)\nversion: {version}\noauth: off (no OAUTH_KEY secret is set, but PUBLIC_URL is (OAuth needs both))\n"),
+        ),
+        (
+            vec![("AUTH_TOKEN", TOKEN), ("OAUTH_KEY", "sh0rt-secret"), ("PUBLIC_URL", "http://127.0.0.1:8787")],
+            503,
+            format!("unusable: {key_rule}\nversion: {version}\noauth: off ({key_rule})\n"),
+        ),
+        (
+            vec![("AUTH_TOKEN", TOKEN), ("OAUTH_KEY", KEY)],
+            503,
+            format!("unusable: no PUBLIC_URL is set, but OAUTH_KEY is (OAuth needs both)\nversion: {version}\noauth: off (no PUBLIC_URL is set, but OAUTH_KEY is (OAuth needs both))\n"),
+        ),
+        (
+            vec![("AUTH_TOKEN", "a,,b"), ("OAUTH_KEY", KEY), ("PUBLIC_URL", "mcp.example/sh0rt-secret")],
+            503,
+            format!("unusable: AUTH_TOKEN entry 1 {short_rule}\nunusable: PUBLIC_URL is not an origin (https://host, or http:// on loopback)\nversion: {version}\noauth: off (PUBLIC_URL is not an origin (https://host, or http:// on loopback))\n"),
+        ),
+    ] {
+        let s = Server::with_vars(&vars);
+        let health = s.request_to("GET", "/healthz", &[], b"");
+        assert_eq!((health.status, &health.body), (status, &body), "{vars:?}");
+        assert!(!health.body.contains("sh0rt") && !health.body.contains(KEY), "{}", health.body);
+    }
+}
+
+/// `/help`, which refusal pages link to, needs no credential and works while the credentials
+/// are unusable: to the guide in the repository deployed from, or where to find it.
+#[test]
+fn help_leads_to_the_troubleshooting_guide_with_or_without_a_credential() {
+    let linked = Server::with_vars(&[
+        ("AUTH_TOKEN", "a,,b"),
+        (
+            "PLUGIN_MARKETPLACE",
+            "https://github.com/acme/handoff-mcp.git",
+        ),
+    ]);
+    let reply = linked.request_to("GET", "/help", &[], b"");
+    assert_eq!(
+        (reply.status, reply.header("location")),
+        (
+            302,
+            Some("https://github.com/acme/handoff-mcp/blob/HEAD/docs/troubleshooting.md")
+        )
+    );
+    let unlinked = Server::with_vars(&[("AUTH_TOKEN", TOKEN)]);
+    let reply = unlinked.request_to("GET", "/help", &[], b"");
+    assert_eq!(reply.status, 200);
+    assert!(
+        reply
+            .body
+            .starts_with("Troubleshooting: docs/troubleshooting.md in handoff-mcp's repository"),
+        "{}",
+        reply.body
+    );
+    // A refusal page a person sees links to it.
+    let page = unlinked.request_to("GET", &format!("/{TOKEN}/projects/nope"), &[], b"");
+    assert!(
+        page.body.contains("<a href=/help>Troubleshooting</a>"),
+        "{}",
+        page.body
     );
 }

@@ -340,7 +340,10 @@ fn discovery_says_where_the_authorization_server_is_only_while_oauth_is_on() {
         Some("authorization, content-type, mcp-protocol-version")
     );
     let health = s.http("GET", "/healthz", &[], b"");
-    assert_eq!(health.body, "ok\noauth: on\n");
+    assert_eq!(
+        health.body,
+        format!("ok\nversion: {}\noauth: on\n", env!("CARGO_PKG_VERSION"))
+    );
     // Off (no key): the bare scheme, and every OAuth path is the bare 404.
     let off = Server::new();
     let reply = off.http(
@@ -367,7 +370,10 @@ fn discovery_says_where_the_authorization_server_is_only_while_oauth_is_on() {
     }
     assert_eq!(
         off.http("GET", "/healthz", &[], b"").body,
-        "ok\noauth: off (no OAUTH_KEY secret is set)\n"
+        format!(
+            "ok\nversion: {}\noauth: off (no OAUTH_KEY secret is set)\n",
+            env!("CARGO_PKG_VERSION")
+        )
     );
 }
 

@@ -270,7 +270,16 @@ fn a_public_deployment_refuses_a_short_token_and_local_development_keeps_one() {
             assert_eq!(reply.status, 503, "{path}");
             assert!(reply.body.contains("misconfigured"), "{}", reply.body);
         }
-        assert_eq!(s.http("GET", "/healthz", &[], b"").status, 200);
+        let health = s.http("GET", "/healthz", &[], b"");
+        assert_eq!(health.status, 503);
+        assert!(
+            health
+                .body
+                .starts_with(&format!("unusable: {which} has a token shorter")),
+            "{}",
+            health.body
+        );
+        assert!(!health.body.contains(just), "{}", health.body);
     }
     // 32 characters is enough; on loopback (scripts/dev, scripts/test) or without PUBLIC_URL a
     // short token works.

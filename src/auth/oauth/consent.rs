@@ -343,7 +343,8 @@ fn error_page(why: &str) -> Response {
         h.raw("<h1>This connection cannot be made</h1><p class=err>")
             .text("The authorization request cannot be served: ")
             .text(why)
-            .raw(". Nothing was granted.</p><p class=m>Start again from the app that sent you here.</p>");
+            .raw(". Nothing was granted.</p><p class=m>Start again from the app that sent you here; \
+                  <a href=/help#this-connection-cannot-be-made>Troubleshooting</a> says more.</p>");
     });
     respond(400, body, None)
 }
