@@ -137,7 +137,7 @@ def banner(kind, mcp_url, mcp_remote_version, mcp_remote_node, state_dir=None):
             "  the public https URL that scripts/deploy prints.",
         ]
     else:
-        head = [f"  handoff-mcp, deployed. MCP endpoint (the token in it is the only credential):", f"  {mcp_url}"]
+        head = [f"  handoff-mcp, deployed. MCP endpoint (the token in it opens every project: keep it like a password):", f"  {mcp_url}"]
         code_note = "  Claude Code. Run this, then `claude mcp list` shows"
         desktop_title = "  Claude Desktop without a connector (optional): claude_desktop_config.json"
         remote = [
