@@ -85,7 +85,7 @@ fn sql_lives_in_the_store_only() {
     };
     // sqlite.rs is the test adapter standing in for D1: it turns on foreign keys as D1 does.
     assert_none(
-        "SQL outside store.rs",
+        "SQL outside the store (store.rs, store/)",
         offenders(&["store.rs", "store/", "sqlite.rs"], sql),
     );
 }
