@@ -625,7 +625,7 @@ fn clip_offenders(sources: &[Source]) -> Vec<String> {
     })
 }
 
-/// JSON text is written where the table in ARCHITECTURE.md's invariants says: `json_write`
+/// JSON text is written where ARCHITECTURE.md's rules say: `json_write`
 /// (every value), the envelope's head (`jsonrpc`), tools/call's result and the empty results of
 /// the handshake lane (`dispatch`), and the card's constants (`protocol/card.rs`).
 const JSON_WRITERS: [&str; 5] = [
