@@ -31,7 +31,7 @@ pub const OAUTH_KEY_VAR: &str = "OAUTH_KEY";
 pub const PUBLIC_URL_VAR: &str = "PUBLIC_URL";
 /// Optional: how many seconds an OAuth access token lives (1 to `MOST_ACCESS_SECONDS`; a week
 /// when unset or out of range). A revoked grant reads and writes nothing from that moment
-/// whatever its access tokens' life (`store::oauth::Guarded`), so the life bounds only calls that
+/// whatever its access tokens' life (`store::guard::Guarded`), so the life bounds only calls that
 /// read nothing; a long one keeps a client that does not refresh mid-conversation (claude.ai's
 /// proxy) working. The test suites set a few seconds to watch clients refresh.
 pub const OAUTH_ACCESS_SECONDS_VAR: &str = "OAUTH_ACCESS_SECONDS";

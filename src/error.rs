@@ -3,8 +3,10 @@
 //! built from a variant and never picks a code or a status by hand. Internal detail (SQL text,
 //! D1 messages) sits in a field that only `diagnostic` reads, for the operator's log: no reply
 //! is built from it. How a storage failure is told is here too: one sentence saying whether
-//! anything was written and whether asking again is safe (`Error::Storage`). No HTTP parsing and
-//! no dispatch logic here.
+//! anything was written and whether asking again is safe (`Error::Storage`): a tool answers it as
+//! its `isError` result, resources, prompts and pages as their internal error or 500 page with
+//! the same kind of sentence, and D1's own text goes to the log only. No HTTP parsing and no
+//! dispatch logic here.
 
 use serde_json::{json, Value as Json};
 

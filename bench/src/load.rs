@@ -511,6 +511,34 @@ pub fn seed(base: &str) -> Result<(), String> {
     }
 }
 
+/// Gives the floor's database (migrated by wrangler) the state handoff-mcp's gets from
+/// `seed`, by the batches the core ran for it, and checks that the floor's get_state
+/// statement then reads it.
+fn seed_floor(floor: &str) -> Result<(), String> {
+    let captured = statement::captured()?;
+    let agent = agent();
+    let post = |path: &str, body: &str| -> Result<String, String> {
+        let reply = agent
+            .post(&format!("{floor}{path}"))
+            .set("content-type", "application/json")
+            .send_string(body)
+            .map_err(|e| format!("floor {path}: {e}"))?;
+        reply
+            .into_string()
+            .map_err(|e| format!("floor {path}: {e}"))
+    };
+    for batch in &captured.seed {
+        post(statement::BATCH_PATH, batch)?;
+    }
+    let state = post(statement::STATEMENT_PATH, &captured.state)?;
+    match workload::unlisted_deferred(&state) {
+        Some(body) => Err(format!(
+            "the floor's get_state statement does not read {body:?}: {state}"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Creates the project add_task writes to in one phase, on the server that phase loads.
 pub fn prepare(opts: &Options, kind: Kind, project: &str) -> Result<(), String> {
     if kind.work == Work::AddTask {
@@ -651,7 +679,7 @@ fn measure(opts: &Options) -> Result<String, String> {
     }
     let kinds = opts.kinds();
     if kinds.contains(&STATE_FLOOR) {
-        statement::seed_floor(&opts.floor)?;
+        seed_floor(&opts.floor)?;
     }
 
     eprintln!(

@@ -5,10 +5,10 @@
 use std::cell::Cell;
 use std::time::Instant;
 
+use handoff_mcp::auth::scope::{Credential, Scope};
 use handoff_mcp::config::{Config, AUTH_TOKEN_VAR};
 use handoff_mcp::context::{Caller, Ctx};
 use handoff_mcp::http::{Headers, Response};
-use handoff_mcp::auth::scope::{Credential, Scope};
 use serde_json::json;
 
 use crate::sqlite::Sqlite;

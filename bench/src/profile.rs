@@ -222,7 +222,7 @@ const OPERATIONS: &[(&str, &[&str])] = &[
         &["handoff_mcp::worker::d1::"],
     ),
     (
-        "request body into a tree (parse_body: serde_json reading node.rs's tree)",
+        "request body into a tree (http::parse_json: serde_json reading json_read.rs's tree)",
         &[
             "handoff_mcp::http::parse_json",
             "handoff_mcp::json_read::",
@@ -234,7 +234,7 @@ const OPERATIONS: &[(&str, &[&str])] = &[
         &["handoff_mcp::render::"],
     ),
     (
-        "reply into a JSON string (json::to_text; serde_json before 6ffbebf)",
+        "reply into a JSON string (json_write::to_text; serde_json before 6ffbebf)",
         &[
             "handoff_mcp::json_write::",
             "serde_json::ser::",

@@ -7,19 +7,19 @@
 //! The statements are not written here: the core runs in-process over SQLite (as in `native`)
 //! while its adapter keeps every batch, and what it sent is what the floor is given, so the
 //! floor follows any change to a statement or to the schema. Its database gets the same state
-//! by the same batches (`seed_floor`), with the migrations applied by wrangler as for
-//! handoff-mcp's own.
+//! by the same batches, posted by `load::seed_floor`, with the migrations applied by wrangler as
+//! for handoff-mcp's own. Nothing here sends a request: the load client imports this module,
+//! never the other way round.
 
 use std::sync::OnceLock;
 
 use handoff_mcp::store::Stmt;
 
-use crate::load;
 use crate::native;
 use crate::workload::{self, NUMBER};
 
-/// The project the floor's add_task statement adds to, created by `seed_floor`. One for the
-/// whole run: the statement's cost does not grow with its project's tasks (its lookup of an
+/// The project the floor's add_task statement adds to, created by `load::seed_floor`. One for
+/// the whole run: the statement's cost does not grow with its project's tasks (its lookup of an
 /// identical open task is an index seek, and its anchor reads no task).
 pub const ADD_PROJECT: &str = "bench-add-floor";
 
@@ -101,34 +101,6 @@ fn statement_json(stmt: &Stmt) -> String {
 fn batch_json(batch: &[Stmt]) -> String {
     let all: Vec<String> = batch.iter().map(statement_json).collect();
     format!("[{}]", all.join(","))
-}
-
-/// Gives the floor's database (migrated by wrangler) the state handoff-mcp's gets from
-/// `load::seed`, by the batches the core ran for it, and checks that the floor's get_state
-/// statement then reads it.
-pub fn seed_floor(floor: &str) -> Result<(), String> {
-    let captured = captured()?;
-    let agent = load::agent();
-    let post = |path: &str, body: &str| -> Result<String, String> {
-        let reply = agent
-            .post(&format!("{floor}{path}"))
-            .set("content-type", "application/json")
-            .send_string(body)
-            .map_err(|e| format!("floor {path}: {e}"))?;
-        reply
-            .into_string()
-            .map_err(|e| format!("floor {path}: {e}"))
-    };
-    for batch in &captured.seed {
-        post(BATCH_PATH, batch)?;
-    }
-    let state = post(STATEMENT_PATH, &captured.state)?;
-    match workload::unlisted_deferred(&state) {
-        Some(body) => Err(format!(
-            "the floor's get_state statement does not read {body:?}: {state}"
-        )),
-        None => Ok(()),
-    }
 }
 
 #[cfg(test)]

@@ -6,10 +6,10 @@
 
 use std::cell::Cell;
 
+use handoff_mcp::auth::scope::{Credential, Scope};
 use handoff_mcp::config::{Config, ALLOWED_ORIGINS_VAR, AUTH_TOKEN_VAR};
 use handoff_mcp::context::{Caller, Ctx};
 use handoff_mcp::http::Headers;
-use handoff_mcp::auth::scope::{Credential, Scope};
 use handoff_mcp::sqlite::Sqlite;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value as Json;

@@ -77,7 +77,7 @@ pub fn authenticate(
 
 /// The credential of a project token made on the page: sealed by this server for one project.
 /// Whether it is still live (not revoked, its project not deleted) is asked by the first storage
-/// batch (`store::tokens::Guard`), which costs no round trip of its own.
+/// batch (`store::guard::Guarded`), which costs no round trip of its own.
 fn project_token(token: &str, oauth: &OAuth) -> Option<Credential> {
     let (fields, hash) = seal::ProjectToken::open(&oauth.keys, token)?;
     let scope = Scope::from_wire(&fields.scope).filter(|scope| scope.project().is_some())?;
@@ -204,8 +204,9 @@ pub fn basic_credentials(headers: &Headers) -> Option<(String, String)> {
 fn bearer(value: Option<&str>) -> Result<&str, Error> {
     let value = value.unwrap_or_default().trim();
     // Fetch joins a repeated header's values with ", " (and so does `Headers::new`), and no
-    // accepted token holds a comma (config.rs splits its variables on commas), so a comma here
-    // means two Authorization headers, or one listing two credentials: refuse rather than guess.
+    // accepted token holds a comma (auth/credentials.rs splits its variables on commas), so a
+    // comma here means two Authorization headers, or one listing two credentials: refuse rather
+    // than guess.
     if value.contains(',') {
         return Err(Error::AmbiguousAuthorization);
     }

@@ -114,7 +114,7 @@ impl Credential {
 
 /// A project token made on the page (`seal::ProjectToken`): its row's id and the hash the row
 /// must hold, which every storage batch of the request checks is still live
-/// (`store::tokens::GUARD`), and its label, which the history names.
+/// (`store::guard::Guarded`), and its label, which the history names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Minted {
     pub id: String,

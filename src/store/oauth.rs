@@ -281,9 +281,10 @@ pub async fn live_grants(
     })
 }
 
-/// Ends a live grant at once: from the next batch on, its access tokens reach nothing (`GUARD`)
-/// and its refresh token is refused. On the page (`?4` NULL), if it is within the caller's write
-/// reach (`?2` NULL: every project); at its client's request (`?2` NULL), if `?4` is its client.
+/// Ends a live grant at once: from the next batch on, its access tokens reach nothing
+/// (`guard::Guarded`) and its refresh token is refused. On the page (`?4` NULL), if it is within
+/// the caller's write reach (`?2` NULL: every project); at its client's request (`?2` NULL), if
+/// `?4` is its client.
 const REVOKE_GRANT: Query = Query::no_rows(
     "UPDATE oauth_grant SET revoked_at = ?3, \
      revoked_why = CASE WHEN ?4 IS NULL THEN 'revoked on the page' ELSE 'revoked by its client' END \

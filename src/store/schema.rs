@@ -2,6 +2,13 @@
 //! (`ensure_schema`), and the gate that lets an isolate's first batch find out whether the schema
 //! is current without a round trip of its own (`Gated`). One batch per migration applied; none
 //! at all once the schema is known to be current.
+//!
+//! The gate, as a request meets it: until an isolate has seen one batch succeed, its batches
+//! carry one statement more (`SCHEMA_GATE`), which fails the batch, rolled back whole, when the
+//! ledger lacks the newest migration or the gate table is missing; the schema is then brought up
+//! through the ledger and the batch made again. After the first batch that succeeds the isolate
+//! never looks again. A failure of D1 itself is that request's failure, and the next request
+//! tries again.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::LazyLock;

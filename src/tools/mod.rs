@@ -89,7 +89,7 @@ pub struct Annotations {
 
 /// What a tool call produced: its text items, in order, which is all the model is shown. There is
 /// no structured content: clients such as Claude Code hand the model `structuredContent` in
-/// place of the text, which would hide the contract (ARCHITECTURE.md, "What the model sees").
+/// place of the text, which would hide the contract (docs/tools.md, "What the model sees").
 /// `is_error` results are failures the model can act on; the sentence says what happened and
 /// what to do.
 #[derive(Debug, Clone, PartialEq)]

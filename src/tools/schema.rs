@@ -1,6 +1,7 @@
 //! A tool's tools/list entry, generated from its definition: the JSON Schema of its arguments,
 //! its title, description and annotations. No outputSchema: a declared schema obliges
-//! structuredContent, which would displace the text in front of the model (ARCHITECTURE.md).
+//! structuredContent, which would displace the text in front of the model
+//! (docs/tools.md, "What the model sees").
 
 use std::sync::LazyLock;
 

@@ -9,6 +9,19 @@
 //! origins, no caching). A POST must come from this server's own origin. Links and form actions
 //! are relative, so no page holds the token. No SQL, no `worker::*` and no escaping by hand
 //! here: markup is built in `html`.
+//!
+//! A GET renders from the store: the list is one statement (`store::PROJECT_SUMMARIES`), a
+//! project's page `load_state` and `load_history`, its texts made by the functions get_state and
+//! the history resource run (`render::contract`, `render::reference`, `render::history`; wire
+//! tests hold the page to their texts). `records` serves search, export and import, asking the
+//! scope as `access` does (may read for search and export, may write the new id for an import)
+//! before any storage. A POST is checked before its body is read (the server's own `Origin`,
+//! else 403; the form type, else 415; an announced size over 1 MiB, 413), decoded by `form` (its
+//! one normalisation: line breaks to LF), turned into the tool's arguments with the project id
+//! from the URL, and run by `tools::call` with the scope narrowed to that project
+//! (`Access::form_scope`), so a form reaches no other project's task: a success is 303 to the
+//! page, an `isError` outcome the page again with the tool's sentence (422). Each deferred task's
+//! row is a form of its own; every stored text is edited in a textarea.
 
 mod clients;
 mod html;

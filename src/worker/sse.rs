@@ -10,6 +10,20 @@
 //! scratch (the endpoint, the scope, and the whitelist `http::forwarded_headers`), never copying
 //! a client's headers wholesale. The object does not re-derive the scope from the token, so the
 //! token never reaches it.
+//!
+//! A session, step by step: `GET /<token>/sse` (or `/sse` with the bearer header) mints a
+//! session id (a UUID v4, 32 hex digits) and forwards to the object of that name with the
+//! endpoint path and the scope (`open`); the object keeps the scope, opens the stream, writes the
+//! `endpoint` event (no token in it when the header opened it), keeps the sender and returns the
+//! streaming response. A POST to the message endpoint has its own credential and the body's size
+//! checked by the Worker (413), then its body, its routing headers and its scope go to the same
+//! object (`post`), which answers 404 when no stream is open or the scope is not the opener's,
+//! 400 for a body that is not JSON, else 202 at once, and inside `wait_until` runs
+//! `sse::respond` (the dispatcher and D1 of /mcp) and writes the reply's event. A keepalive
+//! comment goes out every `sse::KEEPALIVE_SECS`; the first failed write (the client gone) drops
+//! the sender, so the next POST gets 404, and so does a write past the backlog
+//! (`sse::BACKLOG_EVENTS` unread events or `sse::BACKLOG_BYTES`). The object writes no storage;
+//! an idle session costs one resident object and about 14 bytes every 20 s.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

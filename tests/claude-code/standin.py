@@ -8,8 +8,8 @@ free port, written to --port-file. The main agent loop is the request whose `too
 mcp__handoff__get_state: each of its turns is answered with the next scripted tool_use of the
 run (scenario.steps), and after the last one with a closing text and end_turn. A session whose
 newest prompt holds `stand-in steps: STEP | STEP …` is played from those steps instead (`play`),
-whatever its tools: the hooks' checks (tests/claude-code/hooks.py) run many such sessions in
-parallel against one stand-in. Claude Code's request for a compaction summary gets a summary;
+whatever its tools: the hooks' checks (tests/claude-code/north_star.py, stop_hook.py) run many
+such sessions in parallel against one stand-in. Claude Code's request for a compaction summary gets a summary;
 any other request (side requests: titles, probes) gets a short text answer.
 
 --record is rewritten after every main-loop request with every tool_result the model was

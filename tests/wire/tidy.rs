@@ -85,7 +85,7 @@ fn sql_lives_in_the_store_only() {
     };
     // sqlite.rs is the test adapter standing in for D1: it turns on foreign keys as D1 does.
     assert_none(
-        "SQL outside store.rs",
+        "SQL outside the store (store.rs, store/)",
         offenders(&["store.rs", "store/", "sqlite.rs"], sql),
     );
 }
@@ -625,7 +625,7 @@ fn clip_offenders(sources: &[Source]) -> Vec<String> {
     })
 }
 
-/// JSON text is written where the table in ARCHITECTURE.md's invariants says: `json_write`
+/// JSON text is written where ARCHITECTURE.md's rules say: `json_write`
 /// (every value), the envelope's head (`jsonrpc`), tools/call's result and the empty results of
 /// the handshake lane (`dispatch`), and the card's constants (`protocol/card.rs`).
 const JSON_WRITERS: [&str; 5] = [

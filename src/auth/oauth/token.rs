@@ -105,7 +105,7 @@ pub(super) async fn serve(
 
 /// RFC 7009: a client revokes its own refresh or access token, authenticated as at `/token`.
 /// Either ends the whole grant at once (its access tokens reach storage only while it is live,
-/// `store::oauth::Guarded`). A token that is not this server's, or is another client's, or whose
+/// `store::guard::Guarded`). A token that is not this server's, or is another client's, or whose
 /// grant has ended, is answered 200 too and ends nothing (§2.2: the client can do nothing with
 /// such an error). The hint (`token_type_hint`) is not needed: each kind says what it is.
 async fn revoke(
