@@ -14,7 +14,11 @@ parts have a fixed shape:
     between HOOK_BEGIN and HOOK_END, and the claude.ai Project sentence is the line that starts
     with PROJECT_SENTENCE.
 
-Usage: connect.py local|deployed MCP_URL MCP_REMOTE_VERSION MCP_REMOTE_NODE [STATE_DIR]
+`--short` (scripts/dev's default) prints one screen of it: where the server is, its page, and the
+plugin's lines (the variables and the two `claude plugin` commands); the rest is behind
+`scripts/dev --print` and in docs/clients.md.
+
+Usage: connect.py [--short] local|deployed MCP_URL MCP_REMOTE_VERSION MCP_REMOTE_NODE [STATE_DIR]
 """
 
 import json
@@ -79,12 +83,22 @@ def hook_settings():
     }}
 
 
-def north_star_lines(mcp_url):
-    """How every Claude Code session starts with the state in its context, and ends with it
-    written: the variables, the plugin (or its hooks by hand), and the project's name."""
+def plugin_lines(mcp_url):
+    """The plugin's variables (the server's origin and the token) and its two commands."""
     origin, _, rest = mcp_url.partition("://")
     host, _, path = rest.partition("/")
     token = path[: -len("/mcp")] if path.endswith("/mcp") else path
+    return [
+        f"export HANDOFF_URL={origin}://{host}",
+        f"export HANDOFF_TOKEN={token}",
+        f"claude plugin marketplace add {ROOT}",
+        "claude plugin install handoff@handoff-mcp",
+    ]
+
+
+def north_star_lines(mcp_url):
+    """How every Claude Code session starts with the state in its context, and ends with it
+    written: the variables, the plugin (or its hooks by hand), and the project's name."""
     return [
         "  Every Claude Code session starts from the North Star: the plugin in this repository sets up",
         "  the server and two hooks. SessionStart reads the project's state into the session's context",
@@ -92,10 +106,7 @@ def north_star_lines(mcp_url):
         "  to update the focus and tasks when the session changed files and wrote no state",
         "  (HANDOFF_STOP=off turns that off). The token stays out of every committed file: put these",
         "  in your shell profile (or in .claude/settings.local.json's \"env\"), then install it:",
-        f"export HANDOFF_URL={origin}://{host}",
-        f"export HANDOFF_TOKEN={token}",
-        f"claude plugin marketplace add {ROOT}",
-        "claude plugin install handoff@handoff-mcp",
+        *plugin_lines(mcp_url),
         "  The project is HANDOFF_PROJECT if set, else the first line of a committed .handoff file at",
         "  the repository root, else the token's one project, else the repository folder's name.",
         "  Without the plugin: the `claude mcp add` line above, and this merged into",
@@ -121,12 +132,37 @@ def sse_url(mcp_url):
     return mcp_url[: -len("/mcp")] + "/sse" if mcp_url.endswith("/mcp") else mcp_url
 
 
+def page_url(mcp_url):
+    """The project list, the human view: the token URL without its `mcp`."""
+    return mcp_url[: -len("mcp")] if mcp_url.endswith("/mcp") else mcp_url
+
+
+def short_banner(mcp_url, state_dir=None):
+    """One screen, for scripts/dev's start: where the server is, its page and the plugin."""
+    origin = "/".join(mcp_url.split("/", 3)[:3])
+    return "\n".join([
+        "",
+        f"  handoff-mcp, local: {origin} (local D1 in {state_dir or '.wrangler/state'})",
+        f"  The page (your projects, as the model reads them): {page_url(mcp_url)}",
+        f"  MCP endpoint: {mcp_url}",
+        "",
+        "  Claude Code: the plugin sets up the server and the hooks that start every session from",
+        "  the North Star. Put the two variables in your shell profile, then install it:",
+        *plugin_lines(mcp_url),
+        "",
+        "  Claude Desktop, the hooks without the plugin, any other client: scripts/dev --print",
+        "  (docs/clients.md). claude.ai and the phones need the deployed server: scripts/deploy.",
+        "",
+    ])
+
+
 def banner(kind, mcp_url, mcp_remote_version, mcp_remote_node, state_dir=None):
     desktop = json.dumps(desktop_config(mcp_url, mcp_remote_version), indent=2)
     if kind == "local":
         origin = mcp_url.split("/", 3)[:3]
         head = [
             f"  handoff-mcp, local: {'/'.join(origin)} (local D1 in {state_dir or '.wrangler/state'})",
+            f"  The page (your projects, as the model reads them): {page_url(mcp_url)}",
             f"  MCP endpoint: {mcp_url}",
         ]
         code_note = "  Claude Code (it reaches this machine's loopback). Run this, then `claude mcp list` shows"
@@ -137,7 +173,12 @@ def banner(kind, mcp_url, mcp_remote_version, mcp_remote_node, state_dir=None):
             "  the public https URL that scripts/deploy prints.",
         ]
     else:
-        head = [f"  handoff-mcp, deployed. MCP endpoint (the token in it opens every project: keep it like a password):", f"  {mcp_url}"]
+        head = [
+            "  handoff-mcp, deployed. The MCP endpoint, with a full-access token in it (whoever holds the",
+            "  URL holds the token: keep it like a password):",
+            f"  {mcp_url}",
+            f"  The page (your projects, as the model reads them): {page_url(mcp_url)}",
+        ]
         code_note = "  Claude Code. Run this, then `claude mcp list` shows"
         desktop_title = "  Claude Desktop without a connector (optional): claude_desktop_config.json"
         remote = [
@@ -182,10 +223,16 @@ def banner(kind, mcp_url, mcp_remote_version, mcp_remote_node, state_dir=None):
 
 
 def main(argv):
-    if len(argv) not in (5, 6) or argv[1] not in ("local", "deployed"):
+    short = argv[1:2] == ["--short"]
+    args = argv[2:] if short else argv[1:]
+    if len(args) not in (4, 5) or args[0] not in ("local", "deployed") or (short and args[0] != "local"):
         sys.stderr.write(__doc__)
         return 2
-    sys.stdout.write(banner(argv[1], argv[2], argv[3], argv[4], argv[5] if len(argv) == 6 else None))
+    state_dir = args[4] if len(args) == 5 else None
+    if short:
+        sys.stdout.write(short_banner(args[1], state_dir))
+    else:
+        sys.stdout.write(banner(args[0], args[1], args[2], args[3], state_dir))
     return 0
 
 

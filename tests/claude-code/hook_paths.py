@@ -35,6 +35,10 @@ START = os.path.join(harness.HOOKS, "session-start.sh")
 STOP = os.path.join(harness.HOOKS, "stop.sh")
 BOUND = 5.0  # seconds: every run of a hook ends within this
 FIXED_MARKER = "0123456789abcdef0123"  # what the od stand-in gives first (marker collision)
+# The line after the block when HANDOFF_URL ends in / (docs/clients.md quotes it).
+SLASH = ("HANDOFF_URL ends in /, so the plugin's MCP server (HANDOFF_URL, then /mcp) is at a URL holding //mcp, "
+         "a path handoff-mcp answers 404 (Not Found), though Claude Code 2.1.332 sends /mcp: set HANDOFF_URL without "
+         "the trailing slash.")
 
 
 class Fake(http.server.BaseHTTPRequestHandler):
@@ -285,6 +289,14 @@ def start_paths(check, p):
         port = p.origin.rsplit(":", 1)[1]
         out = p.hook(f"start: http://{host}:PORT is allowed", START, repo, p.env(HANDOFF_URL=f"http://{host}:{port}"))[1]
         check(f"start: http://{host}:PORT is not refused", "is refused" not in out and out.endswith("\n"), out[:200])
+
+    # A trailing slash: the state is read all the same, and one line after the block says why the
+    # plugin's server (HANDOFF_URL, then /mcp) would not connect.
+    for ending in ("/", "//"):
+        out = p.each_shell(check, f"start: HANDOFF_URL ending in {ending}", START, repo, p.env(HANDOFF_URL=p.origin + ending))
+        parsed = fence(out.rstrip("\n"))
+        check(f"start: HANDOFF_URL ending in {ending}: the state, fenced, byte for byte, then the one line about the slash",
+              parsed is not None and parsed[2] == lines and parsed[3] == [SLASH], out[-300:])
 
     # .handoff that is not a plain file: refused at once, and nothing read through it is sent.
     secret = os.path.join(p.work, "paths-secret")

@@ -73,13 +73,14 @@ octet_ok() {
   [ "$1" -le 255 ]
 }
 
-# url_ok: checks HANDOFF_URL. Sets base (the URL without a trailing /), where (scheme://host:port,
-# for sentences; the path may hold a token) and loopback (1 for http:// to this machine). Returns 1
-# with why set: https:// to any host, http:// only to 127.0.0.0/8, localhost or [::1], nothing else;
-# no user name, query, fragment or character outside a plain address, so curl and this check read
-# the same host.
+# url_ok: checks HANDOFF_URL. Sets base (the URL without its trailing slashes), where
+# (scheme://host:port, for sentences; the path may hold a token) and loopback (1 for http:// to
+# this machine). Returns 1 with why set: https:// to any host, http:// only to 127.0.0.0/8,
+# localhost or [::1], nothing else; no user name, query, fragment or character outside a plain
+# address, so curl and this check read the same host.
 url_ok() {
-  base=${HANDOFF_URL%/}
+  base=$HANDOFF_URL
+  while :; do case $base in */) base=${base%/} ;; *) break ;; esac; done
   loopback=
   case $base in
     https://*) rest=${base#https://} ;;
