@@ -461,6 +461,21 @@ async function main() {
       await axe(audit, "project", `${base}/projects/${project}`);
       await axe(audit, "search results", `${base}/projects/${project}/search?query=debug&kind=`);
       await axe(audit, "Connected clients", `${base}/clients`);
+      // The pages a person is refused on, each with its way to the troubleshooting guide.
+      for (const [name, url, link] of [
+        ["refused (no such project)", `${base}/projects/no-such-project`, "/help"],
+        ["This connection cannot be made", `${origin}/authorize?client_id=hmc.forged&response_type=code`, "/help#this-connection-cannot-be-made"],
+      ]) {
+        await axe(audit, name, url);
+        const links = await audit.locator(`a[href="${link}"]`).count();
+        check(`the ${name} page links to Troubleshooting (${link})`, links === 1, links);
+        for (const [width, scheme] of [[1280, "light"], [375, "dark"]]) {
+          await audit.setViewportSize({ width, height: 800 });
+          await audit.emulateMedia({ colorScheme: scheme });
+          await audit.screenshot({ path: path.join(out, `${name.split(" ")[0].toLowerCase()}-${width}-${scheme}.png`), fullPage: true });
+        }
+        await audit.setViewportSize({ width: 1280, height: 800 });
+      }
       const consent = await authorizeUrl();
       await axe(audit, "consent", consent);
       await axe(audit, "consent (second step)", consent, async (p) => {
